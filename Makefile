@@ -1,0 +1,43 @@
+# Fruit Catalog — the commands a newcomer needs. `make run` and `make test` do all the set-up.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint bench migrate demo clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+## run: install, migrate the SQLite database and serve on http://127.0.0.1:8000 (debug on)
+run: $(STAMP)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## test: install, lint, check migrations, run the whole suite (SQLite unless DATABASE_URL is set)
+test: $(STAMP)
+	$(BIN)/ruff check .
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+## bench: thumbnail speed and memory against a naive Pillow pipeline, backfill peak memory
+bench: $(STAMP)
+	$(BIN)/python bench/bench_thumbnails.py
+
+## demo: load the demo fruits and publications into the database
+demo: $(STAMP)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo_data
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

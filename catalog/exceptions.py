@@ -1,0 +1,46 @@
+"""One exception handler: every error the API raises answers in DRF's shapes, never as a 5xx."""
+
+from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import ProtectedError, RestrictedError
+from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class Conflict(exceptions.APIException):
+    """The change would lose linked data."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The change would lose linked data."
+    default_code = "conflict"
+
+
+def exception_handler(exc, context):
+    """DRF's handler, plus Django's validation, protection and suspicious-request errors."""
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        )
+    elif isinstance(exc, (ProtectedError, RestrictedError)):
+        exc = Conflict()
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()  # one message for every 404, as the contract shows
+    elif isinstance(exc, SuspiciousOperation):
+        exc = exceptions.ParseError(str(exc) or "Bad request.")
+    return drf_exception_handler(exc, context)
+
+
+@csrf_exempt
+def json_not_found(request, *args, **kwargs):
+    """Any unknown path under /api/: DRF's JSON 404, whatever the method."""
+    from rest_framework.renderers import JSONRenderer
+
+    response = Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+    response.accepted_renderer = JSONRenderer()
+    response.accepted_media_type = "application/json"
+    response.renderer_context = {}
+    response.render()
+    return response

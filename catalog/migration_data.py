@@ -1,0 +1,90 @@
+"""Data-migration steps imported by historical migrations: keep their signatures stable."""
+
+import hashlib
+
+from catalog import imaging
+from catalog.search import search_document
+
+BATCH_SIZE = 100  # rows of image bytes held in memory at once
+
+
+def fill_image_metadata(model):
+    """Fill type, size, dimensions and hashes for rows of a (historical) image model lacking them.
+
+    Undecodable images keep their bytes and get the type libmagic detects, zero dimensions and no
+    thumbnail hash, so the backfill later reports them instead of this migration failing.
+    """
+    last_pk = 0
+    while True:
+        batch = list(model.objects.filter(pk__gt=last_pk, sha256="").order_by("pk")[:BATCH_SIZE])
+        if not batch:
+            return
+        for row in batch:
+            data = bytes(row.data)
+            row.size = len(data)
+            row.sha256 = hashlib.sha256(data).hexdigest()
+            try:
+                info = imaging.inspect_image(data)
+            except imaging.ImageError:
+                row.content_type = imaging.detect_content_type(data) if data else ""
+                row.width = row.height = 0
+            else:
+                row.content_type, row.width, row.height = info.content_type, info.width, info.height
+            thumbnail = bytes(row.thumbnail_data) if row.thumbnail_data else b""
+            row.thumbnail_sha256 = hashlib.sha256(thumbnail).hexdigest() if thumbnail else ""
+        model.objects.bulk_update(
+            batch, ["size", "sha256", "content_type", "width", "height", "thumbnail_sha256"]
+        )
+        last_pk = batch[-1].pk
+
+
+def fill_fruit_search_text(fruit_model):
+    """Compute the search column of every fruit of a (historical) fruit model."""
+    last_pk = 0
+    while True:
+        batch = list(
+            fruit_model.objects.filter(pk__gt=last_pk)
+            .order_by("pk")
+            .prefetch_related("synonyms")[:1000]
+        )
+        if not batch:
+            return
+        for fruit in batch:
+            names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
+            fruit.search_text = search_document(fruit.catalog_number, fruit.name, *names)
+        fruit_model.objects.bulk_update(batch, ["search_text"])
+        last_pk = batch[-1].pk
+
+
+CURATORS_GROUP = "Curators"
+
+
+def grant_curators_app_permissions(apps, app_label):
+    """Give the Curators group every model permission of `app_label`, creating both as needed."""
+    from django.contrib.auth.management import create_permissions
+
+    # Django creates permissions only after the whole `migrate` run; a data migration on a fresh
+    # database has to create them itself. Historical app configs have no models module, which
+    # `create_permissions` takes as "nothing to do": mark it for the duration of the call.
+    app_config = apps.get_app_config(app_label)
+    app_config.models_module = True
+    try:
+        create_permissions(app_config, apps=apps, verbosity=0)
+    finally:
+        app_config.models_module = None
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    group, _ = Group.objects.get_or_create(name=CURATORS_GROUP)
+    group.permissions.add(*Permission.objects.filter(content_type__app_label=app_label))
+
+
+def revoke_curators_app_permissions(apps, app_label):
+    """Take the permissions of `app_label` away from the Curators group; drop it when empty."""
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    group = Group.objects.filter(name=CURATORS_GROUP).first()
+    if group is None:
+        return
+    group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label))
+    if not group.permissions.exists():
+        group.delete()

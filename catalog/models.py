@@ -1,0 +1,238 @@
+"""Fruits, their synonyms and images, and the thumbnailed-image base that publications reuse."""
+
+import hashlib
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce, Lower
+from django.urls import reverse
+
+from catalog import imaging
+from catalog.search import fold, search_document
+
+CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
+
+
+class FruitType(models.TextChoices):
+    """The kinds of fruit the catalog knows."""
+
+    APPLE = "apple", "Apple"
+    PEAR = "pear", "Pear"
+    QUINCE = "quince", "Quince"
+    CHERRY = "cherry", "Cherry"
+    PLUM = "plum", "Plum"
+    APRICOT = "apricot", "Apricot"
+    PEACH = "peach", "Peach"
+    GRAPE = "grape", "Grape"
+    BERRY = "berry", "Berry"
+    CITRUS = "citrus", "Citrus"
+    NUT = "nut", "Nut"
+    OTHER = "other", "Other"
+
+
+class ThumbnailedImageQuerySet(models.QuerySet):
+    """Query shapes shared by every thumbnailed-image model."""
+
+    BLOB_FIELDS = ("data", "thumbnail_data")
+
+    def without_blobs(self):
+        """Everything but the byte columns: lists, metadata and 304s never read them."""
+        return self.defer(*self.BLOB_FIELDS)
+
+    def missing_thumbnail(self):
+        """Rows stored without a thumbnail (bulk inserts, `update()`, rows from before them)."""
+        return self.filter(Q(thumbnail_data__isnull=True) | Q(thumbnail_sha256=""))
+
+
+class ThumbnailedImage(models.Model):
+    """An image stored as bytes with its metadata and a JPEG thumbnail cropped to its content.
+
+    The save hook keeps the metadata and thumbnail in step with `data`; `QuerySet.update`,
+    `bulk_create` and `loaddata` skip it, which is what the thumbnail backfill is for.
+    """
+
+    data = models.BinaryField()
+    content_type = models.CharField(max_length=100, blank=True, default="")
+    size = models.PositiveBigIntegerField(default=0)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    thumbnail_data = models.BinaryField(null=True, blank=True)
+    thumbnail_sha256 = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ThumbnailedImageQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        """Refresh metadata and thumbnail when the bytes changed, then save."""
+        if self._data_changed():
+            self.refresh_metadata()
+            self.refresh_thumbnail()
+        super().save(*args, **kwargs)
+
+    @property
+    def has_thumbnail(self) -> bool:
+        """Whether a thumbnail is stored (known without reading the thumbnail bytes)."""
+        return bool(self.thumbnail_sha256)
+
+    def set_data(self, data: bytes):
+        """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""
+        self.data = data
+        self.refresh_metadata()
+        self.refresh_thumbnail()
+
+    def _data_changed(self) -> bool:
+        # Deferred `data` means this instance was loaded for metadata only: nothing to refresh.
+        if "data" in self.get_deferred_fields():
+            return False
+        return self.sha256 != hashlib.sha256(bytes(self.data)).hexdigest()
+
+    def refresh_metadata(self):
+        """Detect type and dimensions from the bytes; raise `imaging.ImageError` if unfit."""
+        data = bytes(self.data)
+        info = imaging.inspect_image(data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS)
+        self.data = data
+        self.content_type = info.content_type
+        self.width = info.width
+        self.height = info.height
+        self.size = len(data)
+        self.sha256 = hashlib.sha256(data).hexdigest()
+
+    def refresh_thumbnail(self):
+        """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""
+        thumbnail = imaging.make_thumbnail(
+            bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+        )
+        self.thumbnail_data = thumbnail
+        self.thumbnail_sha256 = hashlib.sha256(thumbnail).hexdigest()
+
+
+class FruitQuerySet(models.QuerySet):
+    """Query shapes for fruits."""
+
+    def with_list_data(self):
+        """Annotate image count and first image id, prefetch synonyms: constant queries per page.
+
+        Correlated subqueries rather than JOIN + GROUP BY, so the database computes them only
+        for the rows of the page, not for the whole table before sorting.
+        """
+        images = FruitImage.objects.filter(fruit=OuterRef("pk"))
+        return self.annotate(
+            image_count=Coalesce(
+                Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
+            ),
+            first_image_id=Subquery(images.order_by("pk").values("pk")[:1]),
+        ).prefetch_related(Prefetch("synonyms", queryset=FruitSynonym.objects.order_by("position")))
+
+    def with_images(self):
+        """Also prefetch the images' metadata (never their bytes), oldest first."""
+        return self.prefetch_related(
+            Prefetch("images", queryset=FruitImage.objects.without_blobs().order_by("pk"))
+        )
+
+    def search(self, query: str):
+        """Substring match on name, synonyms and catalog number, ignoring case and accents."""
+        folded = fold(query.strip())
+        if not folded:
+            return self
+        return self.filter(search_text__contains=folded)
+
+    def in_catalog_order(self):
+        """The default order: catalog number with nulls last, then id."""
+        return self.order_by(F("catalog_number").asc(nulls_last=True), "pk")
+
+
+class Fruit(models.Model):
+    """A fruit variety of the catalog."""
+
+    catalog_number = models.IntegerField(
+        null=True,
+        blank=True,
+        unique=True,
+        validators=[MinValueValidator(1), MaxValueValidator(CATALOG_NUMBER_MAX)],
+        help_text="Assigned as the current maximum + 1 when left empty.",
+    )
+    name = models.CharField(max_length=200)
+    type = models.CharField(max_length=16, choices=FruitType.choices)
+    # Folded name, synonyms and catalog number in one column: search stays one indexed `LIKE`
+    # (a trigram index on PostgreSQL) instead of a join with DISTINCT over the synonyms.
+    search_text = models.TextField(blank=True, default="", editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = FruitQuerySet.as_manager()
+
+    class Meta:
+        ordering = [F("catalog_number").asc(nulls_last=True), "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(catalog_number__gte=1) | Q(catalog_number__isnull=True),
+                name="fruit_catalog_number_positive",
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="fruit_name_not_empty"),
+            models.CheckConstraint(condition=Q(type__in=FruitType.values), name="fruit_type_valid"),
+        ]
+
+    def __str__(self):
+        if self.catalog_number is None:
+            return self.name
+        return f"{self.catalog_number} {self.name}"
+
+    def get_absolute_url(self):
+        return reverse("fruit-detail", kwargs={"pk": self.pk})
+
+    @property
+    def synonym_names(self) -> list[str]:
+        """Synonyms in their stored order (uses the prefetch cache when present)."""
+        return [synonym.name for synonym in self.synonyms.all()]
+
+    def refresh_search_text(self, synonym_names=None):
+        """Recompute the search column from name, synonyms and catalog number, and store it."""
+        if synonym_names is None:
+            synonym_names = list(self.synonyms.order_by("position").values_list("name", flat=True))
+        self.search_text = search_document(self.catalog_number, self.name, *synonym_names)
+        Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
+
+
+class FruitSynonym(models.Model):
+    """Another name a fruit is known by."""
+
+    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="synonyms")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                "fruit", Lower("name"), name="fruitsynonym_unique_name_per_fruit"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="fruitsynonym_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class FruitImage(ThumbnailedImage):
+    """An image of a fruit."""
+
+    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="images")
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return f"Image {self.pk} of {self.fruit_id}"
+
+    def get_absolute_url(self):
+        return reverse("fruit-image-detail", kwargs={"id": self.fruit_id, "imageId": self.pk})
+
+    def get_thumbnail_url(self):
+        """Path of the thumbnail endpoint."""
+        return reverse("fruit-image-thumbnail", kwargs={"id": self.fruit_id, "imageId": self.pk})

@@ -1,0 +1,126 @@
+"""OpenAPI pieces drf-spectacular cannot infer: byte bodies and the error responses."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+BINARY_MEDIA = {"type": "string", "format": "binary"}
+
+
+class ImageUploadSerializer(serializers.Serializer):
+    """Multipart body of an image upload."""
+
+    image = serializers.FileField(help_text="A JPEG, PNG, GIF or WebP image, at most 5 MiB.")
+
+
+class PDFUploadSerializer(serializers.Serializer):
+    """Multipart body of a PDF upload."""
+
+    file = serializers.FileField(help_text="A PDF with at least one page, at most 5 MiB.")
+
+
+IMAGE_UPLOAD_REQUEST = {
+    "multipart/form-data": ImageUploadSerializer,
+    "image/*": OpenApiTypes.BINARY,
+    "application/octet-stream": OpenApiTypes.BINARY,
+}
+
+PDF_UPLOAD_REQUEST = {
+    "multipart/form-data": PDFUploadSerializer,
+    "application/pdf": OpenApiTypes.BINARY,
+    "application/octet-stream": OpenApiTypes.BINARY,
+}
+
+BINARY_RESPONSE = {
+    (200, "*/*"): OpenApiResponse(
+        OpenApiTypes.BINARY,
+        description="The stored bytes; `Content-Type` as detected from them. Strong `ETag`.",
+    ),
+    304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
+}
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+VALIDATION_ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Messages per field; `non_field_errors` for errors of the whole body.",
+    "additionalProperties": {
+        "oneOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "object"},
+            {"type": "string"},
+        ]
+    },
+}
+
+ERROR_DESCRIPTIONS = {
+    "400": "Validation failed, or the body is malformed.",
+    "401": "Authentication required (`WWW-Authenticate: Token`).",
+    "403": "Authenticated but lacking the permission.",
+    "404": "Not found.",
+    "405": "Method not allowed.",
+    "406": "Not acceptable.",
+    "409": "The change would lose linked data.",
+    "413": "The upload is larger than the limit (5 MiB by default).",
+    "415": "Unsupported media type.",
+}
+WRITE_METHODS = {"post", "put", "patch", "delete"}
+
+
+def _error_response(code: str) -> dict:
+    schema_ref = "ValidationError" if code == "400" else "Error"
+    return {
+        "description": ERROR_DESCRIPTIONS[code],
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema_ref}"}}},
+    }
+
+
+def canonical_paths(endpoints, **kwargs):
+    """List paths in their canonical form, without the optional trailing slash."""
+    return [
+        (path.rstrip("/") if path != "/" else path, path_regex, method, callback)
+        for path, path_regex, method, callback in endpoints
+    ]
+
+
+def _error_codes(path: str, method: str, operation: dict) -> list[str]:
+    """The error statuses an operation can answer with."""
+    if path.endswith("/health"):
+        return ["405"]
+    codes = ["405", "404"] if method == "get" else ["405"]
+    parameters = operation.get("parameters", [])
+    if any(parameter["in"] == "query" for parameter in parameters):
+        codes.append("400")
+    if method in WRITE_METHODS:
+        codes += ["400", "401", "403"]
+        if "{" in path:
+            codes.append("404")
+    if method == "delete":
+        codes.append("409")
+    body_types = operation.get("requestBody", {}).get("content", {})
+    if "multipart/form-data" in body_types and "application/octet-stream" in body_types:
+        codes += ["413", "415"]
+    elif method in {"post", "put", "patch"}:
+        codes.append("415")
+    return codes
+
+
+def add_error_responses(result, generator, request, public):
+    """Document the error responses of every operation in DRF's shapes; mark reads public."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Error", ERROR_SCHEMA)
+    schemas.setdefault("ValidationError", VALIDATION_ERROR_SCHEMA)
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            for code in _error_codes(path, method, operation):
+                responses.setdefault(code, _error_response(code))
+            security = operation.get("security")
+            if method == "get" and security is not None and {} not in security:
+                security.append({})
+    return result

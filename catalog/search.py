@@ -1,0 +1,18 @@
+"""Accent- and case-insensitive text matching that behaves the same on SQLite and PostgreSQL."""
+
+import unicodedata
+
+
+def fold(text: str) -> str:
+    """Fold for matching: decompose, drop combining marks, casefold ("Schöner" -> "schoner")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return stripped.casefold()
+
+
+def search_document(*parts: object) -> str:
+    """Join the folded, non-empty parts into one text column that `contains` lookups can scan.
+
+    A newline separates the parts so a match never spans two of them (queries are single-line).
+    """
+    return "\n".join(fold(str(part)) for part in parts if part not in (None, ""))

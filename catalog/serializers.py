@@ -1,0 +1,121 @@
+"""JSON representations of fruits and their images."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.validators import UniqueValidator
+
+from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage
+from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_synonyms
+
+
+def absolute_url(serializer, path: str) -> str:
+    """Absolute URL of `path` for the request being served."""
+    request = serializer.context.get("request")
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+class ImageInfoSerializer(serializers.ModelSerializer):
+    """Metadata and links of a stored image (never its bytes)."""
+
+    url = serializers.SerializerMethodField()
+    thumbnail_url = serializers.SerializerMethodField()
+    has_thumbnail = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = FruitImage
+        fields = [
+            "id",
+            "url",
+            "thumbnail_url",
+            "content_type",
+            "size",
+            "width",
+            "height",
+            "has_thumbnail",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_url(self, image) -> str:
+        return absolute_url(self, image.get_absolute_url())
+
+    def get_thumbnail_url(self, image) -> str:
+        return absolute_url(self, image.get_thumbnail_url())
+
+
+class FruitSerializer(serializers.ModelSerializer):
+    """A fruit as listed: identity, names, type, first thumbnail and image count."""
+
+    catalog_number = serializers.IntegerField(
+        min_value=1,
+        max_value=CATALOG_NUMBER_MAX,
+        allow_null=True,
+        required=False,
+        validators=[UniqueValidator(queryset=Fruit.objects.all())],
+        help_text="Unique. Omit it (or send null) on create to get the next free number.",
+    )
+    name = serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True)
+    synonyms = serializers.ListField(
+        source="synonym_names",
+        child=serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True),
+        max_length=SYNONYMS_MAX,
+        required=False,
+        help_text="Other names, order kept; writing the field replaces the whole list.",
+    )
+    thumbnail_url = serializers.SerializerMethodField()
+    image_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Fruit
+        fields = [
+            "id",
+            "catalog_number",
+            "name",
+            "type",
+            "synonyms",
+            "thumbnail_url",
+            "image_count",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+
+    @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
+    def get_thumbnail_url(self, fruit) -> str | None:
+        image_id = getattr(fruit, "first_image_id", None)
+        if image_id is None:
+            return None
+        path = reverse("fruit-image-thumbnail", kwargs={"id": fruit.pk, "imageId": image_id})
+        return absolute_url(self, path)
+
+    def validate_catalog_number(self, value):
+        if value is None and self.instance is not None and self.instance.catalog_number is not None:
+            raise serializers.ValidationError("A catalog number cannot be set back to null.")
+        return value
+
+    def validate(self, attrs):
+        name = attrs.get("name", getattr(self.instance, "name", ""))
+        if "synonym_names" in attrs:
+            synonyms = attrs["synonym_names"]
+        elif self.instance is not None and "name" in attrs:
+            synonyms = self.instance.synonym_names  # a rename must not collide with a synonym
+        else:
+            return attrs
+        try:
+            cleaned = clean_synonyms(synonyms, fruit_name=name)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError({"synonyms": error.messages}) from None
+        if "synonym_names" in attrs:
+            attrs["synonym_names"] = cleaned
+        return attrs
+
+
+class FruitDetailSerializer(FruitSerializer):
+    """A fruit with the metadata of its images."""
+
+    images = ImageInfoSerializer(many=True, read_only=True)
+
+    class Meta(FruitSerializer.Meta):
+        fields = [*FruitSerializer.Meta.fields, "images"]

@@ -1,0 +1,322 @@
+"""The fruits API through HTTP: representation, validation, list parameters, query budgets."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from catalog.models import Fruit, FruitSynonym
+
+pytestmark = pytest.mark.django_db
+
+FRUITS = "/api/v1/fruits"
+
+
+def create(client, **body):
+    return client.post(FRUITS, body, format="json")
+
+
+def test_create_returns_201_with_location_and_the_fruit(curator_client):
+    response = create(
+        curator_client,
+        name="  Schöner aus Boskoop ",
+        type="apple",
+        synonyms=[" Boskoop", "Belle de Boskoop"],
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert response["Location"] == f"http://testserver/api/v1/fruits/{body['id']}"
+    assert body["name"] == "Schöner aus Boskoop"
+    assert body["synonyms"] == ["Boskoop", "Belle de Boskoop"]
+    assert body["catalog_number"] == 1
+    assert body["thumbnail_url"] is None
+    assert body["image_count"] == 0
+    assert body["images"] == []
+    assert body["created_at"].endswith("Z")
+
+
+def test_catalog_number_is_assigned_as_maximum_plus_one(curator_client, fruit_factory):
+    fruit_factory(catalog_number=41)
+    assert create(curator_client, name="A", type="pear").json()["catalog_number"] == 42
+    assert (
+        create(curator_client, name="B", type="pear", catalog_number=None).json()["catalog_number"]
+        == 43
+    )
+
+
+def test_duplicate_catalog_number_is_rejected(curator_client, fruit_factory):
+    fruit_factory(catalog_number=7)
+    response = create(curator_client, name="A", type="pear", catalog_number=7)
+    assert response.status_code == 400
+    assert "catalog_number" in response.json()
+
+
+@pytest.mark.parametrize("value", [0, -1, 2147483648, 10**30, "abc", 1.5])
+def test_out_of_range_catalog_numbers_are_rejected(curator_client, value):
+    response = create(curator_client, name="A", type="pear", catalog_number=value)
+    assert response.status_code == 400
+    assert "catalog_number" in response.json()
+    assert not Fruit.objects.exists()
+
+
+def test_catalog_number_cannot_be_set_back_to_null(curator_client, fruit_factory):
+    fruit = fruit_factory(catalog_number=5)
+    response = curator_client.patch(f"{FRUITS}/{fruit.pk}", {"catalog_number": None}, format="json")
+    assert response.status_code == 400
+    assert Fruit.objects.get().catalog_number == 5
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"type": "apple"}, "name"),
+        ({"name": "   ", "type": "apple"}, "name"),
+        ({"name": "x" * 201, "type": "apple"}, "name"),
+        ({"name": "A"}, "type"),
+        ({"name": "A", "type": "banana"}, "type"),
+        ({"name": "A", "type": "apple", "synonyms": ["b", "B "]}, "synonyms"),
+        ({"name": "Apfel", "type": "apple", "synonyms": ["APFEL"]}, "synonyms"),
+        ({"name": "A", "type": "apple", "synonyms": [""]}, "synonyms"),
+        ({"name": "A", "type": "apple", "synonyms": ["y" * 201]}, "synonyms"),
+        ({"name": "A", "type": "apple", "synonyms": [f"s{i}" for i in range(101)]}, "synonyms"),
+        ({"name": "A", "type": "apple", "synonyms": "not a list"}, "synonyms"),
+        ({"name": "A", "type": "apple", "synonyms": [["nested"]]}, "synonyms"),
+    ],
+)
+def test_invalid_fruits_are_rejected_and_nothing_is_stored(curator_client, body, field):
+    response = curator_client.post(FRUITS, body, format="json")
+    assert response.status_code == 400
+    assert field in response.json()
+    assert not Fruit.objects.exists()
+    assert not FruitSynonym.objects.exists()
+
+
+def test_hundred_synonyms_are_accepted_in_order(curator_client):
+    names = [f"Synonym {i:03}" for i in range(100)]
+    response = create(curator_client, name="A", type="apple", synonyms=names)
+    assert response.status_code == 201
+    assert response.json()["synonyms"] == names
+
+
+def test_writing_synonyms_replaces_the_whole_list(curator_client, fruit_factory):
+    fruit = fruit_factory(name="Apfel", synonyms=["Eins", "Zwei"])
+    response = curator_client.patch(
+        f"{FRUITS}/{fruit.pk}", {"synonyms": ["Drei", "eins"]}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["synonyms"] == ["Drei", "eins"]
+    assert curator_client.get(f"{FRUITS}?search=zwei").json()["count"] == 0
+    assert curator_client.get(f"{FRUITS}?search=drei").json()["count"] == 1
+
+
+def test_renaming_a_fruit_to_one_of_its_synonyms_is_rejected(curator_client, fruit_factory):
+    fruit = fruit_factory(name="Apfel", synonyms=["Boskoop"])
+    response = curator_client.patch(f"{FRUITS}/{fruit.pk}", {"name": "boskoop"}, format="json")
+    assert response.status_code == 400
+    assert "synonyms" in response.json()
+    assert Fruit.objects.get().name == "Apfel"
+
+
+def test_put_replaces_fields_and_keeps_the_catalog_number_when_omitted(
+    curator_client, fruit_factory
+):
+    fruit = fruit_factory(name="Old", catalog_number=9, synonyms=["X"])
+    response = curator_client.put(
+        f"{FRUITS}/{fruit.pk}", {"name": "New", "type": "plum"}, format="json"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["name"], body["type"], body["catalog_number"]) == ("New", "plum", 9)
+    assert body["synonyms"] == ["X"]
+
+
+def test_delete_removes_the_fruit_with_synonyms_and_images(
+    curator_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(synonyms=["A", "B"])
+    add_image(fruit)
+    assert curator_client.delete(f"{FRUITS}/{fruit.pk}").status_code == 204
+    assert curator_client.get(f"{FRUITS}/{fruit.pk}").status_code == 404
+    assert not FruitSynonym.objects.exists()
+
+
+def test_trailing_slash_works_without_redirect(anon_client, fruit_factory):
+    fruit = fruit_factory()
+    assert anon_client.get(f"{FRUITS}/").status_code == 200
+    assert anon_client.get(f"{FRUITS}/{fruit.pk}/").json()["id"] == fruit.pk
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/fruits/abc",
+        "/api/v1/fruits/-1",
+        "/api/v1/fruits/1.5",
+        "/api/v1/fruits/%0A1",
+        "/api/v1/nothing-here",
+        "/api/v2/fruits",
+        "/api/",
+    ],
+)
+def test_unknown_paths_under_api_answer_json_404(anon_client, path):
+    for method in ("get", "post", "delete"):
+        response = getattr(anon_client, method)(path)
+        assert response.status_code == 404, (method, path)
+        assert response["Content-Type"] == "application/json"
+        assert response.json() == {"detail": "Not found."}
+
+
+@pytest.mark.parametrize("fruit_id", ["99999999999999999999999999", "9223372036854775808", "0"])
+def test_out_of_range_ids_are_404_for_every_method(curator_client, fruit_id):
+    path = f"{FRUITS}/{fruit_id}"
+    assert curator_client.get(path).status_code == 404
+    assert curator_client.patch(path, {"name": "x"}, format="json").status_code == 404
+    assert curator_client.delete(path).status_code == 404
+    assert curator_client.get(f"{path}/images").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"{", b'{"name": "A", "type": ', b"\xff\xfe", b"[" * 50_000 + b"]" * 50_000, b"NaN"],
+)
+def test_malformed_json_is_a_400(curator_client, body):
+    response = curator_client.generic("POST", FRUITS, body, content_type="application/json")
+    assert response.status_code == 400
+    assert "detail" in response.json()
+
+
+def test_list_envelope_and_pagination(anon_client, fruit_factory):
+    for number in range(1, 31):
+        fruit_factory(catalog_number=number)
+    body = anon_client.get(FRUITS).json()
+    assert body["count"] == 30
+    assert len(body["results"]) == 24
+    assert body["previous"] is None
+    assert body["next"] == "http://testserver/api/v1/fruits?page=2"
+    page2 = anon_client.get(body["next"]).json()
+    assert [f["catalog_number"] for f in page2["results"]] == list(range(25, 31))
+    assert page2["previous"].startswith("http://testserver/api/v1/fruits")
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"), [("5", 5), ("500", 30), ("0", 24), ("-3", 24), ("x", 24)]
+)
+def test_page_size_is_capped_and_bad_values_fall_back(anon_client, fruit_factory, size, expected):
+    for _ in range(30):
+        fruit_factory()
+    with_cap = anon_client.get(f"{FRUITS}?page_size={size}").json()
+    assert len(with_cap["results"]) == min(expected, 100)
+
+
+@pytest.mark.parametrize("page", ["2", "0", "abc", "99999999999999999999"])
+def test_page_out_of_range_is_invalid_page(anon_client, fruit_factory, page):
+    fruit_factory()
+    response = anon_client.get(f"{FRUITS}?page={page}")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Invalid page."}
+
+
+def test_page_size_100_is_the_maximum(anon_client, fruit_factory):
+    for _ in range(101):
+        fruit_factory()
+    assert len(anon_client.get(f"{FRUITS}?page_size=1000").json()["results"]) == 100
+
+
+def test_filter_by_repeated_type(anon_client, fruit_factory):
+    fruit_factory(name="Apple", type="apple")
+    fruit_factory(name="Pear", type="pear")
+    fruit_factory(name="Plum", type="plum")
+    names = [f["name"] for f in anon_client.get(f"{FRUITS}?type=apple&type=plum").json()["results"]]
+    assert names == ["Apple", "Plum"]
+    assert anon_client.get(f"{FRUITS}?type=banana").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "query", ["schoner", "SCHÖNER", "Schöner aus", "boskoop", "BELLE DE", "1042", "04"]
+)
+def test_search_is_case_and_accent_insensitive_across_name_synonyms_and_number(
+    anon_client, fruit_factory, query
+):
+    fruit_factory(name="Schöner aus Boskoop", catalog_number=1042, synonyms=["Belle de Boskoop"])
+    fruit_factory(name="Conference", type="pear", catalog_number=7)
+    results = anon_client.get(FRUITS, {"search": query}).json()["results"]
+    assert [f["name"] for f in results] == ["Schöner aus Boskoop"]
+
+
+def test_search_folds_accents_in_stored_names_too(anon_client, fruit_factory):
+    fruit_factory(name="Gräfin von Paris", synonyms=["Comtesse de Paris"])
+    assert anon_client.get(FRUITS, {"search": "grafin"}).json()["count"] == 1
+    assert anon_client.get(FRUITS, {"search": "GRÄFIN"}).json()["count"] == 1
+    assert anon_client.get(FRUITS, {"search": "comtésse"}).json()["count"] == 1
+
+
+def test_search_treats_like_wildcards_literally(anon_client, fruit_factory):
+    fruit_factory(name="Plain")
+    assert anon_client.get(FRUITS, {"search": "%"}).json()["count"] == 0
+    assert anon_client.get(FRUITS, {"search": "_"}).json()["count"] == 0
+
+
+def test_filter_by_catalog_number(anon_client, fruit_factory):
+    fruit_factory(catalog_number=3)
+    fruit_factory(catalog_number=33)
+    assert [
+        f["catalog_number"] for f in anon_client.get(f"{FRUITS}?catalog_number=3").json()["results"]
+    ] == [3]
+    assert anon_client.get(f"{FRUITS}?catalog_number=x").status_code == 400
+    assert anon_client.get(f"{FRUITS}?catalog_number=99999999999999999999").status_code == 400
+
+
+def test_default_order_is_catalog_number_with_nulls_last_then_id(anon_client, fruit_factory):
+    b = fruit_factory(name="b", catalog_number=2)
+    a = fruit_factory(name="a", catalog_number=1)
+    legacy_1 = fruit_factory(name="legacy1", catalog_number=3)
+    legacy_2 = fruit_factory(name="legacy2", catalog_number=4)
+    Fruit.objects.filter(pk__in=[legacy_1.pk, legacy_2.pk]).update(catalog_number=None)
+    ids = [f["id"] for f in anon_client.get(FRUITS).json()["results"]]
+    assert ids == [a.pk, b.pk, legacy_1.pk, legacy_2.pk]
+    ids = [f["id"] for f in anon_client.get(f"{FRUITS}?ordering=-catalog_number").json()["results"]]
+    assert ids == [b.pk, a.pk, legacy_1.pk, legacy_2.pk]
+
+
+@pytest.mark.parametrize("ordering", ["name", "-name", "created_at", "-updated_at"])
+def test_ordering_by_each_field(anon_client, fruit_factory, ordering):
+    for name in ["b", "c", "a"]:
+        fruit_factory(name=name)
+    results = anon_client.get(FRUITS, {"ordering": ordering}).json()["results"]
+    key = ordering.lstrip("-")
+    values = [r[key] for r in results]
+    assert values == sorted(values, reverse=ordering.startswith("-"))
+
+
+def test_unknown_ordering_is_a_400(anon_client):
+    assert anon_client.get(f"{FRUITS}?ordering=secret").status_code == 400
+
+
+@pytest.mark.parametrize("page_size", [1, 100])
+def test_list_uses_constant_queries_and_never_selects_image_bytes(
+    anon_client, fruit_factory, add_image, page_size, django_assert_max_num_queries
+):
+    for index in range(120):
+        fruit = fruit_factory(synonyms=[f"alias {index}", f"other {index}"])
+        if index % 40 == 0:
+            add_image(fruit)
+    with CaptureQueriesContext(connection) as captured, django_assert_max_num_queries(3):
+        body = anon_client.get(FRUITS, {"page_size": page_size}).json()
+    assert len(body["results"]) == page_size
+    sql = " ".join(query["sql"] for query in captured.captured_queries)
+    assert '"data"' not in sql and '"thumbnail_data"' not in sql.replace("LENGTH", "")
+    first = body["results"][0]
+    assert first["image_count"] == 1
+    assert first["thumbnail_url"].startswith("http://testserver/api/v1/fruits/")
+
+
+def test_detail_reads_no_image_bytes(
+    anon_client, fruit_factory, add_image, django_assert_max_num_queries
+):
+    fruit = fruit_factory(synonyms=["a"])
+    for _ in range(3):
+        add_image(fruit)
+    with CaptureQueriesContext(connection) as captured, django_assert_max_num_queries(3):
+        body = anon_client.get(f"{FRUITS}/{fruit.pk}").json()
+    assert len(body["images"]) == 3
+    sql = " ".join(query["sql"] for query in captured.captured_queries)
+    assert '."data"' not in sql and '."thumbnail_data"' not in sql

@@ -1,0 +1,55 @@
+"""The migration history: rows stored at 0003 survive to the latest schema intact."""
+
+import hashlib
+
+import pytest
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
+
+from conftest import make_object_png
+
+
+def latest(app_label: str) -> tuple[str, str]:
+    """The leaf migration of an app."""
+    (leaf,) = MigrationLoader(connection).graph.leaf_nodes(app_label)
+    return leaf
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_from_0003_survive_with_null_catalog_number_and_no_thumbnail(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0003_fruitimage_thumbnail_data"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    FruitImage = old_state.apps.get_model("catalog", "FruitImage")
+    FruitSynonym = old_state.apps.get_model("catalog", "FruitSynonym")
+    fruit = Fruit.objects.create(name="Gräfin von Paris", type="pear")
+    FruitSynonym.objects.create(fruit=fruit, name="Comtesse de Paris", position=0)
+    png = make_object_png()
+    image = FruitImage.objects.create(fruit=fruit, data=png)
+    broken = FruitImage.objects.create(fruit=fruit, data=b"not an image")
+
+    new_state = migrator.apply_tested_migration(latest("catalog"))
+    Fruit = new_state.apps.get_model("catalog", "Fruit")
+    FruitImage = new_state.apps.get_model("catalog", "FruitImage")
+    fruit = Fruit.objects.get(pk=fruit.pk)
+    assert fruit.name == "Gräfin von Paris"
+    assert fruit.catalog_number is None
+    assert "grafin von paris" in fruit.search_text and "comtesse" in fruit.search_text
+    image = FruitImage.objects.get(pk=image.pk)
+    assert bytes(image.data) == png
+    assert image.thumbnail_data is None
+    assert image.thumbnail_sha256 == ""
+    assert (image.content_type, image.width, image.height) == ("image/png", 120, 100)
+    assert (image.size, image.sha256) == (len(png), hashlib.sha256(png).hexdigest())
+    broken = FruitImage.objects.get(pk=broken.pk)
+    assert bytes(broken.data) == b"not an image"
+    assert broken.width == 0
+
+    migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrations_reverse_to_the_baseline(migrator):
+    migrator.apply_initial_migration(latest("catalog"))
+    migrator.apply_tested_migration(("catalog", "0001_initial"))
+    assert "catalog_fruit" not in connection.introspection.table_names()
+    migrator.reset()

@@ -1,0 +1,53 @@
+"""Input rules shared by the API serializers and the admin forms: one rule, one place."""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from catalog import imaging
+
+SYNONYMS_MAX = 100
+TEXT_MAX = 200
+
+
+def clean_synonyms(names, *, fruit_name: str) -> list[str]:
+    """Trim synonyms and reject empty, too long, duplicate (case-insensitive) or the name itself."""
+    if len(names) > SYNONYMS_MAX:
+        raise ValidationError(f"Ensure this field has no more than {SYNONYMS_MAX} elements.")
+    cleaned, seen = [], set()
+    own_name = fruit_name.strip().casefold()
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            raise ValidationError("A synonym may not be blank.")
+        if len(name) > TEXT_MAX:
+            raise ValidationError(f"A synonym has at most {TEXT_MAX} characters: {name[:40]!r}…")
+        key = name.casefold()
+        if key == own_name:
+            raise ValidationError(f"{name!r} is the fruit's own name, not a synonym.")
+        if key in seen:
+            raise ValidationError(f"Duplicate synonym: {name!r}.")
+        seen.add(key)
+        cleaned.append(name)
+    return cleaned
+
+
+def validate_upload_size(data: bytes) -> None:
+    """Reject bytes over the upload limit (the API answers 413 earlier, from the request length)."""
+    limit = settings.FRUITCATALOG_MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise ValidationError(f"The file is larger than the limit of {limit} bytes.")
+
+
+def apply_image_upload(image, data: bytes) -> None:
+    """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
+
+    The API and the admin both call this, so an image is accepted only when its thumbnail can be
+    made, and the save hook then finds nothing left to compute.
+    """
+    validate_upload_size(data)
+    if not data:
+        raise ValidationError("The submitted file is empty.")
+    try:
+        image.set_data(data)
+    except imaging.ImageError as error:
+        raise ValidationError(str(error)) from None

@@ -1,0 +1,249 @@
+"""HTTP views of the catalog: fruits, their images, health."""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError, connection, transaction
+from django.db.models.functions import Length
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from catalog.binary import Blob, blob_response, column_loader, extension_for
+from catalog.filters import FruitFilter
+from catalog.models import Fruit, FruitImage
+from catalog.parsers import IMAGE_UPLOAD_PARSERS
+from catalog.permissions import ParentChangePermission
+from catalog.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST
+from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
+from catalog.services import fruit_create, fruit_update
+from catalog.uploads import as_field_error, uploaded_bytes
+from catalog.validators import apply_image_upload
+
+FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
+IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List fruits"),
+    create=extend_schema(summary="Create a fruit", responses={201: FruitSerializer}),
+    retrieve=extend_schema(summary="Get a fruit with its images"),
+    update=extend_schema(summary="Replace a fruit", responses=FruitSerializer),
+    partial_update=extend_schema(summary="Update a fruit", responses=FruitSerializer),
+    destroy=extend_schema(
+        summary="Delete a fruit with its synonyms and images",
+        description="409 while a publication links the fruit.",
+    ),
+)
+class FruitViewSet(viewsets.ModelViewSet):
+    """Fruits of the catalog."""
+
+    queryset = Fruit.objects.with_list_data().in_catalog_order()
+    serializer_class = FruitSerializer
+    filterset_class = FruitFilter
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        if self.action != "list":
+            queryset = queryset.with_images()
+        return queryset
+
+    def get_serializer_class(self):
+        return FruitSerializer if self.action == "list" else FruitDetailSerializer
+
+    def perform_create(self, serializer):
+        serializer.instance = fruit_create(**serializer.validated_data)
+
+    def perform_update(self, serializer):
+        serializer.instance = fruit_update(fruit=serializer.instance, **serializer.validated_data)
+
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        self.perform_create(serializer)
+        fruit = self.get_queryset().get(pk=serializer.instance.pk)
+        return Response(
+            self.get_serializer(fruit).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": request.build_absolute_uri(fruit.get_absolute_url())},
+        )
+
+    def update(self, request, *args, **kwargs):
+        partial = kwargs.pop("partial", False)
+        serializer = self.get_serializer(self.get_object(), data=request.data, partial=partial)
+        serializer.is_valid(raise_exception=True)
+        self.perform_update(serializer)
+        return Response(
+            self.get_serializer(self.get_queryset().get(pk=serializer.instance.pk)).data
+        )
+
+
+@extend_schema(parameters=[FRUIT_ID, IMAGE_ID])
+class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """Images of one fruit: metadata as JSON, bytes as themselves."""
+
+    serializer_class = ImageInfoSerializer
+    permission_classes = [ParentChangePermission]
+    parent_model = Fruit
+    parser_classes = IMAGE_UPLOAD_PARSERS
+    pagination_class = None
+    filter_backends = []
+    byte_actions = {"retrieve", "thumbnail"}
+
+    def get_queryset(self):
+        return FruitImage.objects.without_blobs().filter(fruit_id=self.kwargs["id"]).order_by("pk")
+
+    def perform_content_negotiation(self, request, force=False):
+        # Byte endpoints answer whatever the client accepts (DRF would answer `Accept: image/*`
+        # with 406, as no JSON renderer matches it); their errors still render as JSON.
+        force = force or getattr(self, "action", None) in self.byte_actions
+        return super().perform_content_negotiation(request, force=force)
+
+    def get_fruit(self) -> Fruit:
+        """The fruit in the path, or 404."""
+        return get_object_or_404(Fruit.objects.only("pk"), pk=self.kwargs["id"])
+
+    @extend_schema(summary="List a fruit's images, oldest first")
+    def list(self, request, *args, **kwargs):
+        self.get_fruit()
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Upload an image of a fruit",
+        request=IMAGE_UPLOAD_REQUEST,
+        responses={201: ImageInfoSerializer},
+    )
+    def create(self, request, *args, **kwargs):
+        fruit = self.get_fruit()
+        data = uploaded_bytes(request, "image")
+        image = FruitImage(fruit=fruit)
+        try:
+            apply_image_upload(image, data)
+        except DjangoValidationError as error:
+            raise as_field_error("image", error) from None
+        with transaction.atomic():
+            image.save()
+        return Response(
+            self.get_serializer(image).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": request.build_absolute_uri(image.get_absolute_url())},
+        )
+
+    @extend_schema(summary="Get the image bytes", responses=BINARY_RESPONSE)
+    def retrieve(self, request, *args, **kwargs):
+        image = self.get_object()
+        name = f"fruit-{image.fruit_id}-image-{image.pk}.{extension_for(image.content_type)}"
+        return blob_response(
+            request,
+            Blob(
+                content_type=image.content_type,
+                size=image.size,
+                sha256=image.sha256,
+                filename=name,
+                load=column_loader(FruitImage.objects, image.pk, "data"),
+            ),
+        )
+
+    @extend_schema(summary="Delete an image", responses={204: None})
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Get the JPEG thumbnail (the full image when it has none)",
+        responses=BINARY_RESPONSE,
+    )
+    def thumbnail(self, request, *args, **kwargs):
+        image = self.get_object()
+        return blob_response(
+            request, thumbnail_blob(image, f"fruit-{image.fruit_id}-image-{image.pk}")
+        )
+
+    def get_object(self):
+        queryset = self.get_queryset()
+        if self.action == "thumbnail":
+            queryset = queryset.annotate(thumbnail_size=Length("thumbnail_data"))
+        return get_object_or_404(queryset, pk=self.kwargs["imageId"])
+
+
+def thumbnail_blob(image, stem: str) -> Blob:
+    """The thumbnail of a thumbnailed image, or the image itself when it has none.
+
+    `image` was loaded without its bytes and annotated with `thumbnail_size`.
+    """
+    manager = type(image).objects
+    if image.has_thumbnail:
+        return Blob(
+            content_type="image/jpeg",
+            size=image.thumbnail_size or 0,
+            sha256=image.thumbnail_sha256,
+            filename=f"{stem}-thumbnail.jpg",
+            load=column_loader(manager, image.pk, "thumbnail_data"),
+        )
+    return Blob(
+        content_type=image.content_type,
+        size=image.size,
+        sha256=image.sha256,
+        filename=f"{stem}.{extension_for(image.content_type)}",
+        load=column_loader(manager, image.pk, "data"),
+    )
+
+
+HEALTH_BODY = inline_serializer(
+    "Health",
+    fields={
+        "status": serializers.ChoiceField(choices=["ok", "error"]),
+        "database": serializers.ChoiceField(choices=["ok", "unavailable"]),
+        "version": serializers.CharField(),
+    },
+)
+
+HEALTH_RESPONSES = {
+    200: HEALTH_BODY,
+    503: OpenApiResponse(HEALTH_BODY, description="The database is unreachable."),
+}
+
+
+class HealthView(APIView):
+    """Liveness and database reachability, for load balancers and container health checks."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(
+        operation_id="api_health",
+        summary="Health check",
+        responses=HEALTH_RESPONSES,
+        auth=[],
+    )
+    def get(self, request):
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
+        except DatabaseError:
+            return Response(
+                {"status": "error", "database": "unavailable", "version": settings.VERSION},
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
+        return Response({"status": "ok", "database": "ok", "version": settings.VERSION})
+
+
+class RootHealthView(HealthView):
+    """The same health check at /health, outside the API prefix."""
+
+    @extend_schema(
+        operation_id="health", summary="Health check", responses=HEALTH_RESPONSES, auth=[]
+    )
+    def get(self, request):
+        return super().get(request)

@@ -1,0 +1,80 @@
+"""The OpenAPI schema: valid, canonical, and honoured by every operation (schemathesis)."""
+
+import pytest
+import schemathesis
+from django.core.management import call_command
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from rest_framework.authtoken.models import Token
+from schemathesis import checks
+
+from fruitcatalog.wsgi import application
+
+pytestmark = pytest.mark.django_db
+
+
+def test_schema_validates_without_warnings(tmp_path):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "s.yaml"))
+
+
+def test_schema_lists_canonical_paths_enums_errors_and_auth(anon_client):
+    response = anon_client.get("/api/v1/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    paths = schema["paths"]
+    assert "/api/v1/fruits" in paths and "/api/v1/fruits/{id}" in paths
+    assert "/health" in paths and "/api/v1/health" in paths
+    assert not any(path.endswith("/") for path in paths)
+    components = schema["components"]
+    assert components["schemas"]["FruitTypeEnum"]["enum"][:2] == ["apple", "pear"]
+    assert {"tokenAuth", "cookieAuth"} <= set(components["securitySchemes"])
+    create = paths["/api/v1/fruits"]["post"]["responses"]
+    assert {"201", "400", "401", "403"} <= set(create)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/docs", "/api/v1/redoc"])
+def test_docs_are_served_from_local_static_files(anon_client, path):
+    response = anon_client.get(path)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    assert "cdn" not in html.lower() and "fonts.googleapis" not in html
+
+
+@pytest.fixture
+def api_schema(db, fruit_factory, add_image):
+    fruit = fruit_factory(name="Boskoop", catalog_number=1, synonyms=["Belle de Boskoop"])
+    add_image(fruit)
+    return schemathesis.openapi.from_wsgi("/api/v1/schema", application)
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
+
+FUZZ_SETTINGS = hypothesis_settings(
+    max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), database=None
+)
+
+
+# The contract's own rules: no 5xx, documented statuses, content types, headers and bodies.
+# (Schema-valid input can still break a business rule, e.g. wrong credentials or a duplicate
+# synonym, so "valid data is accepted" is not among them.)
+CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_headers_conformance,
+    checks.response_schema_conformance,
+]
+
+
+@schema.parametrize()
+@FUZZ_SETTINGS
+def test_every_operation_anonymously(case):
+    case.call_and_validate(checks=CHECKS)
+
+
+@schema.parametrize()
+@FUZZ_SETTINGS
+def test_every_operation_as_a_curator(case, curator):
+    token, _ = Token.objects.get_or_create(user=curator)
+    case.call_and_validate(headers={"Authorization": f"Token {token.key}"}, checks=CHECKS)

@@ -1,0 +1,24 @@
+"""Root URLs: admin, health, the API under /api/v1, its schema and documentation."""
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from catalog.exceptions import json_not_found
+from catalog.views import RootHealthView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
+    re_path(r"^api/v1/schema/?$", SpectacularAPIView.as_view(), name="schema"),
+    re_path(
+        r"^api/v1/docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"
+    ),
+    re_path(
+        r"^api/v1/redoc/?$",
+        SpectacularRedocView.as_view(url_name="schema", template_name="fruitcatalog/redoc.html"),
+        name="redoc",
+    ),
+    path("api/v1/", include("fruitcatalog.api")),
+    re_path(r"^api(/[\s\S]*)?$", json_not_found),  # [\s\S]: paths with newlines too
+]

@@ -18,6 +18,26 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+def protection_message(error: ProtectedError | RestrictedError) -> str:
+    """Name what blocks a delete, e.g. the publications that link a fruit.
+
+    The blocking model's queryset may offer `conflict_labels()` to name the rows without loading
+    them whole (a publication row holds its cover bytes); otherwise `str()` of each row is used.
+    """
+    blocking = list(
+        error.protected_objects if isinstance(error, ProtectedError) else error.restricted_objects
+    )
+    if not blocking:
+        return Conflict.default_detail
+    queryset = type(blocking[0])._default_manager.filter(pk__in=[obj.pk for obj in blocking])
+    if hasattr(queryset, "conflict_labels"):
+        labels = queryset.conflict_labels()
+    else:
+        labels = [str(obj) for obj in blocking]
+    names = ", ".join(sorted({str(label) for label in labels}))
+    return f"It is still linked by {names}; remove those links first."
+
+
 def exception_handler(exc, context):
     """DRF's handler, plus Django's validation, protection and suspicious-request errors."""
     if isinstance(exc, DjangoValidationError):
@@ -25,7 +45,7 @@ def exception_handler(exc, context):
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         )
     elif isinstance(exc, (ProtectedError, RestrictedError)):
-        exc = Conflict()
+        exc = Conflict(protection_message(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()  # one message for every 404, as the contract shows
     elif isinstance(exc, SuspiciousOperation):

@@ -13,11 +13,12 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalog.backfill import backfill_thumbnails
 from catalog.binary import Blob, blob_response, column_loader, extension_for
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
@@ -247,3 +248,36 @@ class RootHealthView(HealthView):
     )
     def get(self, request):
         return super().get(request)
+
+
+BACKFILL_RESULT = inline_serializer(
+    "BackfillResult",
+    fields={
+        "generated": serializers.IntegerField(),
+        "failed": serializers.IntegerField(),
+        "failed_ids": serializers.ListField(child=serializers.IntegerField()),
+    },
+)
+
+
+class BackfillThumbnailsView(APIView):
+    """Generate missing thumbnails (staff only): the work of `manage.py backfill_thumbnails`."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        summary="Generate missing thumbnails",
+        request=None,
+        responses={
+            200: inline_serializer(
+                "BackfillReport",
+                fields={
+                    "fruit_images": BACKFILL_RESULT,
+                    "publication_fruit_images": BACKFILL_RESULT,
+                },
+            )
+        },
+    )
+    def post(self, request):
+        results = backfill_thumbnails()
+        return Response({key: result.as_dict() for key, result in results.items()})

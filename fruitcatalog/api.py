@@ -4,7 +4,7 @@ from django.urls import re_path
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.routers import SimpleRouter
 
-from catalog.views import FruitImageViewSet, FruitViewSet, HealthView
+from catalog.views import BackfillThumbnailsView, FruitImageViewSet, FruitViewSet, HealthView
 
 
 class OptionalSlashRouter(SimpleRouter):
@@ -40,5 +40,8 @@ urlpatterns = [
         fruit_image_thumbnail,
         "fruit-image-thumbnail",
     ),
+    route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
+    # --- publications routes ---
+    # --- end of publications routes ---
     *router.urls,
 ]

@@ -1,0 +1,130 @@
+"""Thumbnail backfill: one implementation for the admin endpoint, admin action and command."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.apps import apps
+from django.db import connection, transaction
+
+from catalog import imaging
+from catalog.models import ThumbnailedImage
+
+DEFAULT_BATCH_SIZE = 50
+
+ProgressCallback = Callable[[str, int], None]
+
+
+@dataclass
+class BackfillResult:
+    """What a backfill did for one image model."""
+
+    generated: int = 0
+    failed: int = 0
+    failed_ids: list[int] = field(default_factory=list)
+    pending: int = 0  # what a dry run found to do
+
+    def as_dict(self) -> dict:
+        """The API's result body for one model."""
+        return {"generated": self.generated, "failed": self.failed, "failed_ids": self.failed_ids}
+
+
+def thumbnailed_models() -> list[type[ThumbnailedImage]]:
+    """Every concrete model built on the thumbnailed-image base, in every installed app."""
+    return [model for model in apps.get_models() if issubclass(model, ThumbnailedImage)]
+
+
+def result_key(model) -> str:
+    """The result key of a model: "fruit_images", "publication_fruit_images"."""
+    return str(model._meta.verbose_name_plural).replace(" ", "_")
+
+
+def pending_count(model) -> int:
+    """How many images of `model` have no thumbnail."""
+    return model.objects.missing_thumbnail().count()
+
+
+def _lock_batch(model, after_pk: int, size: int) -> list[int]:
+    """Ids of the next batch without thumbnails, locked against concurrent runs.
+
+    Only ids are selected: the bytes are read one image at a time, so memory holds one image,
+    whatever the batch size. On PostgreSQL, `SKIP LOCKED` hands each concurrent run other rows.
+    """
+    queryset = model.objects.missing_thumbnail().filter(pk__gt=after_pk).order_by("pk")
+    if connection.features.has_select_for_update_skip_locked:
+        queryset = queryset.select_for_update(skip_locked=True, of=("self",))
+    return list(queryset.values_list("pk", flat=True)[:size])
+
+
+def _generate(model, pk: int) -> bool:
+    """Make and store the thumbnail of one image; False when its bytes cannot be decoded."""
+    image = model.objects.defer("thumbnail_data").get(pk=pk)
+    fields = ["thumbnail_data", "thumbnail_sha256"]
+    try:
+        if not image.sha256 or not image.content_type or not image.width:
+            image.refresh_metadata()
+            fields += ["content_type", "size", "width", "height", "sha256"]
+        image.refresh_thumbnail()
+    except imaging.ImageError:
+        return False
+    # `update()` rather than `save()`: the save hook would hash the bytes again for nothing.
+    model.objects.filter(pk=pk).update(**{name: getattr(image, name) for name in fields})
+    return True
+
+
+def backfill_model(
+    model,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    limit: int | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> BackfillResult:
+    """Generate missing thumbnails of one model, committing per batch."""
+    result = BackfillResult()
+    after_pk = 0
+    key = result_key(model)
+    while limit is None or result.generated + result.failed < limit:
+        size = (
+            batch_size
+            if limit is None
+            else min(batch_size, limit - result.generated - result.failed)
+        )
+        with transaction.atomic():
+            batch = _lock_batch(model, after_pk, size)
+            if not batch:
+                break
+            for pk in batch:
+                if _generate(model, pk):
+                    result.generated += 1
+                else:
+                    result.failed += 1
+                    result.failed_ids.append(pk)
+                if on_progress is not None:
+                    on_progress(key, 1)
+        after_pk = batch[-1]
+    return result
+
+
+def backfill_thumbnails(
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    limit: int | None = None,
+    dry_run: bool = False,
+    on_progress: ProgressCallback | None = None,
+    models=None,
+) -> dict[str, BackfillResult]:
+    """Generate thumbnails for every thumbnailed image stored without one.
+
+    `limit` caps the images processed per model; `dry_run` only counts them.
+    """
+    results = {}
+    for model in models or thumbnailed_models():
+        if dry_run:
+            pending = pending_count(model)
+            results[result_key(model)] = BackfillResult(
+                pending=pending if limit is None else min(pending, limit)
+            )
+        else:
+            results[result_key(model)] = backfill_model(
+                model, batch_size=batch_size, limit=limit, on_progress=on_progress
+            )
+    return results

@@ -38,6 +38,24 @@ def validate_upload_size(data: bytes) -> None:
         raise ValidationError(f"The file is larger than the limit of {limit} bytes.")
 
 
+def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
+    """Accept JPEG, PNG, GIF or WebP bytes within the limits that decode completely.
+
+    For images stored without a thumbnail (a publication cover); decoding is the thumbnail's,
+    so what passes here would also pass `apply_image_upload`.
+    """
+    validate_upload_size(data)
+    if not data:
+        raise ValidationError("The submitted file is empty.")
+    max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+    try:
+        info = imaging.inspect_image(data, max_pixels=max_pixels)
+        imaging.make_thumbnail(data, max_pixels=max_pixels)
+    except imaging.ImageError as error:
+        raise ValidationError(str(error)) from None
+    return info
+
+
 def apply_image_upload(image, data: bytes) -> None:
     """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
 

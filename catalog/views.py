@@ -171,7 +171,9 @@ class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewset
 
     def get_object(self):
         queryset = self.get_queryset()
-        if self.action == "thumbnail":
+        if self.action == "thumbnail" and self.request.method == "HEAD":
+            # HEAD needs the thumbnail's Content-Length. LENGTH() of a blob reads its stored size,
+            # not its bytes (SQLite's record header, PostgreSQL's TOAST header).
             queryset = queryset.annotate(thumbnail_size=Length("thumbnail_data"))
         return get_object_or_404(queryset, pk=self.kwargs["imageId"])
 
@@ -185,7 +187,7 @@ def thumbnail_blob(image, stem: str) -> Blob:
     if image.has_thumbnail:
         return Blob(
             content_type="image/jpeg",
-            size=image.thumbnail_size or 0,
+            size=getattr(image, "thumbnail_size", 0) or 0,
             sha256=image.thumbnail_sha256,
             filename=f"{stem}-thumbnail.jpg",
             load=column_loader(manager, image.pk, "thumbnail_data"),

@@ -3,6 +3,8 @@
 import pytest
 import schemathesis
 from django.core.management import call_command
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from rest_framework.authtoken.models import Token
@@ -45,7 +47,13 @@ def test_docs_are_served_from_local_static_files(anon_client, path):
 def api_schema(db, fruit_factory, add_image):
     fruit = fruit_factory(name="Boskoop", catalog_number=1, synonyms=["Belle de Boskoop"])
     add_image(fruit)
-    return schemathesis.openapi.from_wsgi("/api/v1/schema", application)
+    # Requests go through the real WSGI handler, whose end-of-request hook would close the
+    # connection holding the test's transaction; Django's own test client unhooks it the same way.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield schemathesis.openapi.from_wsgi("/api/v1/schema", application)
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")

@@ -122,10 +122,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# Hashed, compressed, cache-forever names once `collectstatic` has written its manifest (the
-# Docker image); plain names served from the app finders otherwise (`make run`, the tests), so a
-# fresh clone works with DEBUG on or off without a build step.
-_HAS_STATIC_MANIFEST = (STATIC_ROOT / "staticfiles.json").exists()
+# Hashed, compressed, cache-forever names where `collectstatic` runs (the Docker image sets
+# DJANGO_STATIC_MANIFEST=1); plain names served from the app finders otherwise (`make run`, the
+# tests), so a fresh clone works with DEBUG on or off without a build step.
+_HAS_STATIC_MANIFEST = env_bool(
+    "DJANGO_STATIC_MANIFEST", (STATIC_ROOT / "staticfiles.json").exists()
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -16,17 +16,22 @@ class IntegerFilter(django_filters.NumberFilter):
 class NullsLastOrderingFilter(django_filters.OrderingFilter):
     """Ordering that keeps null catalog numbers last either way and breaks ties by id."""
 
+    nullable_fields = {"catalog_number"}
+
     def filter(self, qs, value):
         if not value:
             return qs
         terms = []
         for param in value:
             field = self.param_map[param.lstrip("-")]
+            # NULLS LAST only where nulls exist: elsewhere it would keep PostgreSQL from
+            # walking an index backwards for a descending sort.
+            nulls_last = True if field in self.nullable_fields else None
             expression = F(field)
             terms.append(
-                expression.desc(nulls_last=True)
+                expression.desc(nulls_last=nulls_last)
                 if param.startswith("-")
-                else expression.asc(nulls_last=True)
+                else expression.asc(nulls_last=nulls_last)
             )
         return qs.order_by(*terms, "pk")
 

@@ -169,6 +169,7 @@ class Fruit(models.Model):
 
     class Meta:
         ordering = [F("catalog_number").asc(nulls_last=True), "pk"]
+        indexes = [models.Index(fields=["name"], name="catalog_fruit_name_idx")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(catalog_number__gte=1) | Q(catalog_number__isnull=True),

@@ -2,12 +2,15 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from catalog.exceptions import json_not_found
 from catalog.views import RootHealthView
 
 urlpatterns = [
+    # A newcomer opening the bare address lands on the API documentation.
+    path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False)),
     path("admin/", admin.site.urls),
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
     re_path(r"^api/v1/schema/?$", SpectacularAPIView.as_view(), name="schema"),
@@ -20,5 +23,7 @@ urlpatterns = [
         name="redoc",
     ),
     path("api/v1/", include("fruitcatalog.api")),
+    # Log in / log out links of the browsable API (session auth for curators).
+    path("api-auth/", include("rest_framework.urls")),
     re_path(r"^api(/[\s\S]*)?$", json_not_found),  # [\s\S]: paths with newlines too
 ]

@@ -33,6 +33,7 @@ lint: $(STAMP)
 ## bench: thumbnail speed and memory against a naive Pillow pipeline, backfill peak memory
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
+	$(BIN)/python bench/bench_backfill.py
 
 ## demo: load the demo fruits and publications into the database
 demo: $(STAMP)

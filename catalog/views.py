@@ -30,6 +30,10 @@ from catalog.services import fruit_create, fruit_update
 from catalog.uploads import as_field_error, uploaded_bytes
 from catalog.validators import apply_image_upload
 
+# Ids in paths: at most 18 digits, so every id that matches fits a 64-bit column on every
+# database (SQLite refuses larger integers with an OverflowError); longer ones are unknown paths.
+ID_PATTERN = r"[0-9]{1,18}"
+
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
 IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")
 
@@ -51,7 +55,7 @@ class FruitViewSet(viewsets.ModelViewSet):
     queryset = Fruit.objects.with_list_data().in_catalog_order()
     serializer_class = FruitSerializer
     filterset_class = FruitFilter
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         queryset = super().get_queryset()

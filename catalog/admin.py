@@ -1,0 +1,410 @@
+"""Admin for curators: fruits with their synonyms and images, and the images with thumbnails.
+
+Lists stay fast on large tables: the fruit changelist takes its image column from the
+`first_image_id` annotation and its synonyms from one prefetch, images are listed without their
+byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints.
+"""
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import NestedObjects, quote
+from django.contrib.admin.views.main import ChangeList
+from django.db import IntegrityError, models, router, transaction
+from django.template.defaultfilters import filesizeformat
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+from django.utils.text import capfirst
+
+from catalog.backfill import backfill_thumbnails, result_key
+from catalog.forms import (
+    FruitAdminForm,
+    FruitImageAdminForm,
+    FruitImageInlineForm,
+    SynonymForm,
+    SynonymFormSet,
+)
+from catalog.models import Fruit, FruitImage, FruitSynonym
+from catalog.search import fold
+from catalog.services import CATALOG_NUMBER_ATTEMPTS, next_catalog_number
+from catalog.validators import SYNONYMS_MAX
+
+LIST_THUMBNAIL_SIDE = 56  # px; a row stays compact while the fruit is still recognisable
+PREVIEW_SIDE = 120  # px; on change pages, where there is room to look at the crop
+
+
+def thumbnail_img(url: str, side: int = LIST_THUMBNAIL_SIDE):
+    """An `<img>` of a thumbnail endpoint, loaded lazily, scaled by CSS within `side` pixels."""
+    return format_html(
+        '<img src="{}" alt="" width="{}" height="{}" loading="lazy" class="catalog-thumb">',
+        url,
+        side,
+        side,
+    )
+
+
+def no_thumbnail(side: int = LIST_THUMBNAIL_SIDE):
+    """A placeholder the size of a thumbnail, so rows without an image keep their height."""
+    return format_html(
+        '<span class="catalog-thumb catalog-thumb--empty" style="width:{}px;height:{}px"'
+        ' title="No image"></span>',
+        side,
+        side,
+    )
+
+
+def blob_fields(model) -> list[str]:
+    """Names of the model's byte columns."""
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.BinaryField)]
+
+
+class BlobDeferringCollector(NestedObjects):
+    """The admin's collector of what a deletion takes along, without reading byte columns.
+
+    Django's own joins each related row's parent in and then loads every column, so confirming
+    the deletion of a fruit would read all its images' bytes (and a publication's, its PDFs').
+    """
+
+    def related_objects(self, related_model, related_fields, objs):
+        queryset = super().related_objects(related_model, related_fields, objs)
+        deferred = blob_fields(related_model)
+        for field in related_fields:
+            deferred += [f"{field.name}__{name}" for name in blob_fields(field.related_model)]
+        return queryset.defer(*deferred) if deferred else queryset
+
+
+class BlobSafeDeletionMixin:
+    """Delete confirmation pages and the "delete selected" action without reading bytes."""
+
+    def get_deleted_objects(self, objs, request):
+        """Django's `get_deleted_objects`, with a collector that defers the byte columns."""
+        objs = list(objs)
+        if not objs:
+            return [], {}, set(), []
+        collector = BlobDeferringCollector(using=router.db_for_write(objs[0]._meta.model))
+        collector.collect(objs)
+        perms_needed = set()
+
+        def format_callback(obj):
+            opts = obj._meta
+            no_edit_link = f"{capfirst(opts.verbose_name)}: {obj}"
+            if not self.admin_site.is_registered(obj.__class__):
+                return no_edit_link
+            model_admin = self.admin_site.get_model_admin(obj.__class__)
+            if not model_admin.has_delete_permission(request, obj):
+                perms_needed.add(opts.verbose_name)
+            try:
+                url = reverse(
+                    f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_change",
+                    args=[quote(obj.pk)],
+                )
+            except NoReverseMatch:
+                return no_edit_link
+            return format_html('{}: <a href="{}">{}</a>', capfirst(opts.verbose_name), url, obj)
+
+        to_delete = collector.nested(format_callback)
+        protected = [format_callback(obj) for obj in collector.protected]
+        model_count = {
+            model._meta.verbose_name_plural: len(rows)
+            for model, rows in collector.model_objs.items()
+        }
+        return to_delete, model_count, perms_needed, protected
+
+
+class AdminAssetsMixin:
+    """The catalog admin's small stylesheet (thumbnail sizing)."""
+
+    class Media:
+        css = {"all": ["catalog/admin.css"]}
+
+
+class ImageMetadataMixin(AdminAssetsMixin):
+    """Read-only columns of a thumbnailed image, computed from its metadata, never its bytes.
+
+    Subclasses say where the thumbnail and the original are served (`thumbnail_url`,
+    `original_url`); publications reuse this for their fruit images.
+    """
+
+    def thumbnail_url(self, image) -> str:
+        """Path of the image's thumbnail endpoint."""
+        return image.get_thumbnail_url()
+
+    def original_url(self, image) -> str:
+        """Path of the image's bytes endpoint."""
+        return image.get_absolute_url()
+
+    @admin.display(description="Preview")
+    def preview(self, image):
+        """The thumbnail, as the API serves it, list-sized."""
+        if image.pk is None:
+            return self.get_empty_value_display()
+        return thumbnail_img(self.thumbnail_url(image))
+
+    @admin.display(description="Preview")
+    def preview_large(self, image):
+        """The thumbnail, as the API serves it, sized for a change page."""
+        if image.pk is None:
+            return self.get_empty_value_display()
+        return thumbnail_img(self.thumbnail_url(image), PREVIEW_SIDE)
+
+    @admin.display(description="Original")
+    def original_link(self, image):
+        """A link to the stored bytes, in a new tab."""
+        if image.pk is None:
+            return self.get_empty_value_display()
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener">Open</a>',
+            self.original_url(image),
+        )
+
+    @admin.display(description="Size", ordering="size")
+    def file_size(self, image):
+        """The stored file size, human-readable."""
+        return filesizeformat(image.size) if image.pk else self.get_empty_value_display()
+
+    @admin.display(description="Dimensions", ordering="width")
+    def dimensions(self, image):
+        """Width by height as displayed (after EXIF orientation)."""
+        if image.pk is None:
+            return self.get_empty_value_display()
+        return f"{image.width} \N{MULTIPLICATION SIGN} {image.height}"
+
+    @admin.display(description="Thumbnail", boolean=True, ordering="thumbnail_sha256")
+    def thumbnail_status(self, image):
+        """Whether a thumbnail is stored (unknown on a row not uploaded yet)."""
+        return image.has_thumbnail if image.pk else None
+
+
+class GenerateMissingThumbnailsMixin:
+    """The "Generate missing thumbnails" action, through the same backfill as the command."""
+
+    actions = ["generate_missing_thumbnails"]
+
+    @admin.action(
+        description="Generate missing thumbnails (all images without one)",
+        permissions=["change"],
+    )
+    def generate_missing_thumbnails(self, request, queryset):
+        """Run the backfill for this model and report how many thumbnails were made or failed.
+
+        The backfill's contract is "every image without a thumbnail", so the selection only
+        starts the action; the message says what was actually done.
+        """
+        result = backfill_thumbnails(models=[self.model])[result_key(self.model)]
+        if result.failed:
+            ids = ", ".join(str(pk) for pk in result.failed_ids[:20])
+            more = "…" if len(result.failed_ids) > 20 else ""
+            self.message_user(
+                request,
+                f"Generated {result.generated} missing thumbnail(s); {result.failed} image(s) "
+                f"could not be decoded and were left as they are (ids {ids}{more}).",
+                messages.WARNING,
+            )
+        elif result.generated:
+            self.message_user(
+                request,
+                f"Generated {result.generated} missing thumbnail(s); 0 failed.",
+                messages.SUCCESS,
+            )
+        else:
+            self.message_user(request, "No image was missing a thumbnail.", messages.INFO)
+
+
+class ThumbnailListFilter(admin.SimpleListFilter):
+    """Images with or without a stored thumbnail."""
+
+    title = "thumbnail"
+    parameter_name = "thumbnail"
+
+    def lookups(self, request, model_admin):
+        return [("missing", "Missing"), ("present", "Present")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "missing":
+            return queryset.missing_thumbnail()
+        if self.value() == "present":
+            return queryset.exclude(pk__in=queryset.missing_thumbnail().values("pk"))
+        return queryset
+
+
+class FruitSynonymInline(admin.TabularInline):
+    """The fruit's synonyms, in their order; validated and saved as one list."""
+
+    model = FruitSynonym
+    form = SynonymForm
+    formset = SynonymFormSet
+    fields = ["name", "position"]
+    extra = 1
+    max_num = SYNONYMS_MAX
+    classes = ["catalog-compact"]
+
+
+class FruitImageInline(ImageMetadataMixin, admin.TabularInline):
+    """The fruit's images: previews, metadata, uploads and delete boxes, without the bytes."""
+
+    model = FruitImage
+    form = FruitImageInlineForm
+    fields = [
+        "preview_large",
+        "upload",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "original_link",
+    ]
+    readonly_fields = [
+        "preview_large",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "original_link",
+    ]
+    extra = 1
+    view_on_site = False  # the "Original" column links the bytes, in a new tab
+    classes = ["catalog-compact"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).without_blobs()
+
+
+class FruitChangeList(ChangeList):
+    """The fruit list with the API's list annotations (image count, first image, synonyms).
+
+    Only the changelist gets them: the change page loads one fruit and has its own inlines.
+    """
+
+    def get_queryset(self, request, exclude_parameters=None):
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset.defer("search_text").with_list_data()
+
+
+@admin.register(Fruit)
+class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+    """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
+
+    form = FruitAdminForm
+    list_display = ["thumbnail", "catalog_number", "name", "type", "synonym_list", "image_count"]
+    list_display_links = ["thumbnail", "catalog_number", "name"]
+    list_filter = ["type"]
+    # Searching goes through `get_search_results` (the folded search column); the admin needs a
+    # non-empty `search_fields` to show the search box and to serve autocomplete widgets.
+    search_fields = ["name"]
+    search_help_text = "Name, synonym or catalog number; case and accents are ignored."
+    list_per_page = 100
+    # The unfiltered total is a second COUNT(*) over the whole table on every filtered page.
+    show_full_result_count = False
+    fields = ["catalog_number", "name", "type", "created_at", "updated_at"]
+    readonly_fields = ["created_at", "updated_at"]
+    inlines = [FruitSynonymInline, FruitImageInline]
+
+    def get_changelist(self, request, **kwargs):
+        return FruitChangeList
+
+    def get_search_results(self, request, queryset, search_term):
+        """Match the folded search column, as the API does: one `LIKE`, no join, no duplicates."""
+        return queryset.search(search_term), False
+
+    @admin.display(description="Image")
+    def thumbnail(self, fruit):
+        """The thumbnail of the fruit's first image, from the thumbnail endpoint."""
+        image_id = getattr(fruit, "first_image_id", None)
+        if image_id is None:
+            return no_thumbnail()
+        return thumbnail_img(
+            reverse("fruit-image-thumbnail", kwargs={"id": fruit.pk, "imageId": image_id})
+        )
+
+    @admin.display(description="Synonyms")
+    def synonym_list(self, fruit):
+        """The synonyms in their order (from the prefetch)."""
+        return ", ".join(fruit.synonym_names)
+
+    @admin.display(description="Images")
+    def image_count(self, fruit):
+        """How many images the fruit has (from the annotation)."""
+        return getattr(fruit, "image_count", None)
+
+    def save_model(self, request, obj, form, change):
+        """Save; an empty catalog number gets the next free one, retried after a lost race."""
+        if obj.catalog_number is not None:
+            super().save_model(request, obj, form, change)
+            return
+        for attempt in range(CATALOG_NUMBER_ATTEMPTS):
+            obj.catalog_number = next_catalog_number()
+            try:
+                with transaction.atomic():
+                    obj.save()
+                return
+            except IntegrityError:
+                if attempt == CATALOG_NUMBER_ATTEMPTS - 1:
+                    raise
+
+    def save_related(self, request, form, formsets, change):
+        """Save the inlines, then refresh the search column from name, synonyms and number."""
+        super().save_related(request, form, formsets, change)
+        form.instance.refresh_search_text()
+
+
+@admin.register(FruitImage)
+class FruitImageAdmin(
+    BlobSafeDeletionMixin, GenerateMissingThumbnailsMixin, ImageMetadataMixin, admin.ModelAdmin
+):
+    """All fruit images: previews and metadata, uploads, and the thumbnail backfill action."""
+
+    form = FruitImageAdminForm
+    list_display = [
+        "id",
+        "preview",
+        "fruit_link",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "created_at",
+    ]
+    list_display_links = ["id", "preview"]
+    list_select_related = ["fruit"]
+    list_filter = [ThumbnailListFilter, "content_type"]
+    search_fields = ["fruit__name"]
+    search_help_text = "Name, synonym or catalog number of the fruit; case and accents are ignored."
+    autocomplete_fields = ["fruit"]
+    list_per_page = 100
+    show_full_result_count = False
+    fields = [
+        "fruit",
+        "upload",
+        "preview_large",
+        "original_link",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "sha256",
+        "created_at",
+    ]
+    readonly_fields = [
+        "preview_large",
+        "original_link",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "sha256",
+        "created_at",
+    ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).without_blobs()
+
+    @admin.display(description="Fruit", ordering="fruit")
+    def fruit_link(self, image):
+        """The image's fruit, linked to its change page."""
+        url = reverse("admin:catalog_fruit_change", args=[image.fruit_id])
+        return format_html('<a href="{}">{}</a>', url, image.fruit)
+
+    def get_search_results(self, request, queryset, search_term):
+        """Match the fruit's folded search column, as the fruit list does."""
+        folded = fold(search_term.strip())
+        if not folded:
+            return queryset, False
+        return queryset.filter(fruit__search_text__contains=folded), False

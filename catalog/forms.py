@@ -1,0 +1,169 @@
+"""Admin forms of the catalog: the same validators as the API serializers (one rule, one place)."""
+
+from django import forms
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
+from rest_framework.exceptions import ValidationError as DRFValidationError
+
+from catalog.models import Fruit, FruitImage, FruitSynonym
+from catalog.services import fruit_set_synonyms, next_catalog_number
+from catalog.validators import apply_image_upload, clean_synonyms
+
+IMAGE_ACCEPT = "image/jpeg,image/png,image/gif,image/webp"
+
+
+def read_upload(upload) -> bytes:
+    """The uploaded file's bytes, reading at most one byte past the upload limit.
+
+    A file over the limit then still fails `validate_upload_size` with its own message, without a
+    huge upload being pulled into memory only to be refused.
+    """
+    upload.seek(0)
+    return upload.read(settings.FRUITCATALOG_MAX_UPLOAD_BYTES + 1)
+
+
+def upload_help_text() -> str:
+    """What an image upload accepts, with the configured limit."""
+    limit = filesizeformat(settings.FRUITCATALOG_MAX_UPLOAD_BYTES)
+    return f"JPEG, PNG, GIF or WebP, at most {limit}. The type is detected from the bytes."
+
+
+class FruitAdminForm(forms.ModelForm):
+    """A fruit's own fields; an empty catalog number means "the next free one"."""
+
+    class Meta:
+        model = Fruit
+        fields = ["catalog_number", "name", "type"]
+
+    def clean_catalog_number(self):
+        """Refuse clearing a number a fruit already has, as the API does; check one is left."""
+        number = self.cleaned_data.get("catalog_number")
+        if number is not None:
+            return number
+        if self.instance.pk and self.instance.catalog_number is not None:
+            raise ValidationError("A catalog number cannot be set back to null.")
+        try:
+            next_catalog_number()  # the admin's save assigns it; here only its refusal matters
+        except DRFValidationError as error:
+            raise ValidationError([str(m) for m in error.detail["catalog_number"]]) from None
+        return number
+
+
+class SynonymFormSet(forms.BaseInlineFormSet):
+    """The synonyms of one fruit, validated and written as a whole like the API's list field.
+
+    Saving replaces the whole set through `fruit_set_synonyms` (see `save`), so renaming two
+    synonyms into each other, or deleting "Boskoop" while adding "boskoop", never trips the
+    case-insensitive unique constraint half-way through.
+    """
+
+    def clean(self):
+        """Order the kept synonyms by position and check the whole list with `clean_synonyms`."""
+        super().clean()
+        if any(self.errors):
+            return
+        kept = []
+        for index, form in enumerate(self.forms):
+            data = getattr(form, "cleaned_data", None)
+            if not data or self._should_delete_form(form) or not data.get("name"):
+                continue
+            # Rows without a position go last, in the order they appear on the page.
+            position = data.get("position")
+            kept.append((position is None, position or 0, index, data["name"]))
+        kept.sort()
+        try:
+            self.synonym_names = clean_synonyms(
+                [name for *_, name in kept], fruit_name=self.instance.name or ""
+            )
+        except ValidationError as error:
+            raise ValidationError(error.messages) from None
+
+    def save(self, commit=True):
+        """Replace the fruit's synonyms with the validated list; record what changed for the log.
+
+        The admin builds its history message from `new_objects`, `changed_objects` and
+        `deleted_objects`, which `BaseModelFormSet.save` would set.
+        """
+        if not self.has_changed():
+            self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
+            self.saved_forms = []
+            return []
+        # Read from the database: validation has already written the new values onto the
+        # instances of the initial forms.
+        before = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
+        names = getattr(self, "synonym_names", [])
+        fruit_set_synonyms(fruit=self.instance, names=names)
+        after = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
+        self.new_objects = [after[name] for name in names if name not in before]
+        self.deleted_objects = [s for name, s in before.items() if name not in after]
+        self.changed_objects = [
+            (after[name], ["position"])
+            for name, old in before.items()
+            if name in after and after[name].position != old.position
+        ]
+        self.saved_forms = []
+        return list(after.values())
+
+
+class SynonymForm(forms.ModelForm):
+    """One synonym row; an empty position puts the synonym at the end."""
+
+    position = forms.IntegerField(
+        required=False,
+        min_value=0,
+        widget=forms.NumberInput(attrs={"class": "vIntegerField", "style": "width: 5em"}),
+    )
+
+    class Meta:
+        model = FruitSynonym
+        fields = ["name", "position"]
+
+
+class ImageUploadForm(forms.ModelForm):
+    """An image of a thumbnailed model: the upload runs through `apply_image_upload`.
+
+    The byte column is not an editable form field; the file field turns the upload into bytes and
+    the same validator as the API checks type, pixel count, size and that a thumbnail can be made.
+    A new row needs a file; on a stored row a file replaces the image.
+    """
+
+    upload = forms.FileField(
+        label="Image file",
+        required=False,
+        widget=forms.FileInput(attrs={"accept": IMAGE_ACCEPT}),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["upload"].help_text = upload_help_text()
+
+    def clean(self):
+        """Validate the upload; put its bytes, metadata and thumbnail on the instance."""
+        cleaned = super().clean()
+        upload = cleaned.get("upload")
+        if not upload:
+            if self.instance.pk is None and "upload" not in self.errors:
+                self.add_error("upload", "No file was submitted.")
+            return cleaned
+        try:
+            apply_image_upload(self.instance, read_upload(upload))
+        except ValidationError as error:
+            self.add_error("upload", error.messages)
+        return cleaned
+
+
+class FruitImageAdminForm(ImageUploadForm):
+    """A fruit image with its upload."""
+
+    class Meta:
+        model = FruitImage
+        fields = ["fruit"]
+
+
+class FruitImageInlineForm(ImageUploadForm):
+    """A fruit image row of the fruit page (the fruit is the page's)."""
+
+    class Meta:
+        model = FruitImage
+        fields = []

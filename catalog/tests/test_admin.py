@@ -1,0 +1,655 @@
+"""The catalog admin, driven through its pages with Django's test client."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+from django.contrib.messages import constants as message_levels
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from catalog.migration_data import CURATORS_GROUP
+from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
+from catalog.search import search_document
+from conftest import make_image_bytes, make_object_png
+
+FRUIT_CHANGELIST = reverse("admin:catalog_fruit_changelist")
+FRUIT_ADD = reverse("admin:catalog_fruit_add")
+IMAGE_CHANGELIST = reverse("admin:catalog_fruitimage_changelist")
+BLOB_COLUMNS = ('"data"', '"thumbnail_data"')
+
+
+@pytest.fixture
+def admin_client(client, django_user_model):
+    """A logged-in superuser; without a password, so no slow password hashing per test."""
+    user = django_user_model.objects.create_superuser("admin", "admin@example.com", None)
+    client.force_login(user)
+    return client
+
+
+def fruit_change_url(fruit):
+    """The admin change page of `fruit`."""
+    return reverse("admin:catalog_fruit_change", args=[fruit.pk])
+
+
+def fruit_form_data(
+    *,
+    name="Gravensteiner",
+    type=FruitType.APPLE,
+    catalog_number="",
+    synonyms=(),
+    existing_synonyms=(),
+    existing_images=(),
+    uploads=(),
+):
+    """POST data of the fruit add/change page: the fruit's fields and both inline formsets.
+
+    `existing_synonyms` are (synonym, new name, position, delete) rows of the stored synonyms;
+    `synonyms` are (name, position) rows to add; `existing_images` are (image, delete) rows.
+    """
+    data = {"name": name, "type": type, "catalog_number": catalog_number}
+    rows = [
+        {"id": synonym.pk, "name": new_name, "position": position, "DELETE": "on" if delete else ""}
+        for synonym, new_name, position, delete in existing_synonyms
+    ] + [{"id": "", "name": n, "position": p} for n, p in synonyms]
+    data |= management_form("synonyms", total=len(rows), initial=len(existing_synonyms))
+    for index, row in enumerate(rows):
+        for field, value in row.items():
+            if field == "DELETE" and not value:
+                continue
+            data[f"synonyms-{index}-{field}"] = value
+    data |= management_form(
+        "images", total=len(existing_images) + len(uploads), initial=len(existing_images)
+    )
+    for index, (image, delete) in enumerate(existing_images):
+        data[f"images-{index}-id"] = image.pk
+        if delete:
+            data[f"images-{index}-DELETE"] = "on"
+    for offset, upload in enumerate(uploads):
+        data[f"images-{len(existing_images) + offset}-upload"] = upload
+    return data
+
+
+def management_form(prefix, *, total, initial):
+    """An inline formset's management form data."""
+    return {
+        f"{prefix}-TOTAL_FORMS": str(total),
+        f"{prefix}-INITIAL_FORMS": str(initial),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+
+
+def png_upload(data=None, name="fruit.png", content_type="image/png"):
+    """An uploaded file (a small PNG unless `data` says otherwise)."""
+    return SimpleUploadedFile(name, data if data is not None else make_object_png(), content_type)
+
+
+def bulk_fruits(count, *, start=1, with_synonyms=True):
+    """Many fruits fast: `bulk_create` with the search column filled as the services do."""
+    fruits = Fruit.objects.bulk_create(
+        Fruit(
+            catalog_number=start + i,
+            name=f"Bulk fruit {start + i}",
+            type=FruitType.PEAR if i % 2 else FruitType.APPLE,
+            search_text=search_document(start + i, f"Bulk fruit {start + i}", f"Alias {start + i}"),
+        )
+        for i in range(count)
+    )
+    if with_synonyms:
+        FruitSynonym.objects.bulk_create(
+            FruitSynonym(fruit=fruit, name=f"Alias {fruit.catalog_number}") for fruit in fruits
+        )
+    return fruits
+
+
+def assert_no_blob_reads(queries):
+    """Assert that no query names a byte column."""
+    for query in queries:
+        assert not any(column in query["sql"] for column in BLOB_COLUMNS), query["sql"]
+
+
+def form_errors(response) -> str:
+    """The text of every error list on an admin page."""
+    return " ".join(
+        re.sub(r"<[^>]+>", " ", match)
+        for match in re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.text, re.S)
+    )
+
+
+# --- the fruit list ------------------------------------------------------------------------------
+
+
+def test_fruit_changelist_shows_thumbnail_number_name_type_and_synonyms(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(
+        name="Schöner aus Boskoop", catalog_number=7, synonyms=["Boskoop", "Belle de Boskoop"]
+    )
+    image = add_image(fruit)
+    fruit_factory(name="Conference", type=FruitType.PEAR)
+
+    response = admin_client.get(FRUIT_CHANGELIST)
+
+    assert response.status_code == 200
+    thumbnail = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    assert re.search(rf'<img src="{thumbnail}"[^>]*loading="lazy"', response.text)
+    assert "base64" not in response.text
+    assert "Boskoop, Belle de Boskoop" in response.text
+    assert "Schöner aus Boskoop" in response.text
+    assert "Conference" in response.text
+    assert 'title="No image"' in response.text  # Conference has no image
+    # the thumbnail the column points at is served
+    assert admin_client.get(thumbnail)["Content-Type"] == "image/jpeg"
+
+
+def test_fruit_changelist_of_many_fruits_takes_constant_queries_and_reads_no_bytes(
+    admin_client, add_image, django_assert_max_num_queries
+):
+    admin_client.get(FRUIT_CHANGELIST)  # session and content types warmed up
+    few = bulk_fruits(5)
+    add_image(few[0])
+    with CaptureQueriesContext(connection) as few_queries:
+        assert admin_client.get(FRUIT_CHANGELIST).status_code == 200
+
+    many = bulk_fruits(200, start=100)
+    for fruit in many[:10]:
+        add_image(fruit)
+    with (
+        django_assert_max_num_queries(len(few_queries)),
+        CaptureQueriesContext(connection) as many_queries,
+    ):
+        response = admin_client.get(FRUIT_CHANGELIST)
+
+    assert response.status_code == 200
+    assert response.text.count('class="catalog-thumb"') == 10 + 1
+    assert "Alias 100" in response.text  # synonyms from the prefetch
+    assert len(many_queries) <= 5  # session, user, count, page, synonyms
+    assert_no_blob_reads(many_queries.captured_queries)
+
+
+def test_fruit_changelist_shows_100_fruits_a_page(admin_client):
+    bulk_fruits(150, with_synonyms=False)
+
+    response = admin_client.get(FRUIT_CHANGELIST)
+
+    assert len(response.context["cl"].result_list) == 100
+    assert response.context["cl"].multi_page
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("schoner", True),
+        ("SCHÖNER", True),
+        ("belle de", True),  # a synonym
+        ("4711", True),  # the catalog number
+        ("williams", False),
+    ],
+)
+def test_fruit_search_matches_name_synonyms_and_number_ignoring_case_and_accents(
+    admin_client, fruit_factory, query, found
+):
+    fruit_factory(
+        name="Schöner aus Boskoop", catalog_number=4711, synonyms=["Boskoop", "Belle de Boskoop"]
+    )
+    fruit_factory(name="Gravensteiner")
+
+    response = admin_client.get(FRUIT_CHANGELIST, {"q": query})
+
+    names = [fruit.name for fruit in response.context["cl"].result_list]
+    assert names == (["Schöner aus Boskoop"] if found else [])
+
+
+def test_fruit_search_uses_the_search_column_without_a_join(admin_client, fruit_factory):
+    fruit_factory(name="Schöner aus Boskoop", synonyms=["Boskoop"])
+    with CaptureQueriesContext(connection) as queries:
+        admin_client.get(FRUIT_CHANGELIST, {"q": "boskoop"})
+
+    listing = [q["sql"] for q in queries.captured_queries if '"search_text" LIKE' in q["sql"]]
+    assert listing
+    assert all("JOIN" not in sql and "DISTINCT" not in sql for sql in listing)
+
+
+def test_fruit_list_filters_by_type(admin_client, fruit_factory):
+    fruit_factory(name="Gravensteiner", type=FruitType.APPLE)
+    fruit_factory(name="Conference", type=FruitType.PEAR)
+
+    response = admin_client.get(FRUIT_CHANGELIST, {"type__exact": "pear"})
+
+    assert [fruit.name for fruit in response.context["cl"].result_list] == ["Conference"]
+
+
+def test_fruit_list_sorts_by_name(admin_client, fruit_factory):
+    for name in ["Conference", "Alexander Lucas", "Boskoop"]:
+        fruit_factory(name=name)
+    # columns are counted from the action checkbox: 1 image, 2 catalog number, 3 name
+    response = admin_client.get(FRUIT_CHANGELIST, {"o": "3"})
+
+    names = [fruit.name for fruit in response.context["cl"].result_list]
+    assert names == ["Alexander Lucas", "Boskoop", "Conference"]
+
+
+# --- adding and changing fruits ------------------------------------------------------------------
+
+
+def test_add_fruit_with_synonyms_keeps_their_order_and_assigns_the_next_number(
+    admin_client, fruit_factory
+):
+    fruit_factory(name="Existing", catalog_number=41)
+
+    response = admin_client.post(
+        FRUIT_ADD,
+        fruit_form_data(
+            name="  Williams Christ ",
+            type=FruitType.PEAR,
+            synonyms=[("Bartlett", ""), ("Williams Christbirne", "0")],
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    fruit = Fruit.objects.get(name="Williams Christ")
+    assert fruit.catalog_number == 42
+    assert fruit.synonym_names == ["Williams Christbirne", "Bartlett"]
+    assert list(Fruit.objects.search("bartlett")) == [fruit]
+    assert list(Fruit.objects.search("42")) == [fruit]
+
+
+@pytest.mark.parametrize(
+    ("synonyms", "message"),
+    [
+        ([("Boskoop", ""), (" boskoop ", "")], "Duplicate synonym: &#x27;boskoop&#x27;."),
+        ([("schöner aus boskoop", "")], "is the fruit&#x27;s own name, not a synonym."),
+    ],
+)
+def test_invalid_synonyms_are_a_form_error_and_nothing_is_saved(admin_client, synonyms, message):
+    response = admin_client.post(
+        FRUIT_ADD, fruit_form_data(name="Schöner aus Boskoop", synonyms=synonyms)
+    )
+
+    assert response.status_code == 200
+    assert 'class="errorlist nonform"' in response.text
+    assert message in response.text
+    assert not Fruit.objects.exists()
+    assert not FruitSynonym.objects.exists()
+
+
+def test_change_page_renames_reorders_and_deletes_synonyms_as_one_list(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Gute Luise", synonyms=["A", "B", "C"])
+    a, b, c = fruit.synonyms.order_by("position")
+
+    # A and B swap names (the unique constraint would trip a row-by-row save), C goes.
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Gute Luise",
+            catalog_number=fruit.catalog_number,
+            existing_synonyms=[(a, "B", 0, False), (b, "A", 1, False), (c, "C", 2, True)],
+            synonyms=[("Louise Bonne d'Avranches", "")],
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    fruit.refresh_from_db()
+    assert fruit.synonym_names == ["B", "A", "Louise Bonne d'Avranches"]
+    assert [s.position for s in fruit.synonyms.all()] == [0, 1, 2]
+    assert "louise bonne d'avranches" in fruit.search_text
+    assert list(Fruit.objects.search("louise bonne")) == [fruit]
+
+
+def test_renaming_a_fruit_to_one_of_its_synonyms_is_refused(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Gravensteiner", synonyms=["Gravenstein"])
+    (synonym,) = fruit.synonyms.all()
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="GRAVENSTEIN",
+            catalog_number=fruit.catalog_number,
+            existing_synonyms=[(synonym, "Gravenstein", 0, False)],
+        ),
+    )
+
+    assert response.status_code == 200
+    assert "the fruit&#x27;s own name" in response.text
+    fruit.refresh_from_db()
+    assert fruit.name == "Gravensteiner"
+
+
+def test_renaming_refreshes_the_search_column(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Old name", catalog_number=3)
+
+    response = admin_client.post(
+        fruit_change_url(fruit), fruit_form_data(name="Hauszwetschge", catalog_number=3)
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert list(Fruit.objects.search("hauszwetschge")) == [fruit]
+    assert not Fruit.objects.search("old name").exists()
+
+
+def test_clearing_a_catalog_number_is_refused(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Conference", catalog_number=5)
+
+    response = admin_client.post(fruit_change_url(fruit), fruit_form_data(name="Conference"))
+
+    assert response.status_code == 200
+    assert "A catalog number cannot be set back to null." in response.text
+    fruit.refresh_from_db()
+    assert fruit.catalog_number == 5
+
+
+def test_a_taken_catalog_number_is_a_form_error(admin_client, fruit_factory):
+    fruit_factory(name="Conference", catalog_number=5)
+
+    response = admin_client.post(FRUIT_ADD, fruit_form_data(name="Topaz", catalog_number=5))
+
+    assert response.status_code == 200
+    assert "Fruit with this Catalog number already exists." in response.text
+
+
+# --- images on the fruit page --------------------------------------------------------------------
+
+
+def test_upload_through_the_image_inline_stores_the_image_with_its_thumbnail(
+    admin_client, fruit_factory
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    data = make_object_png(size=(400, 300), box=(100, 50, 199, 149))
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(name="Topaz", catalog_number=9, uploads=[png_upload(data)]),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    image = FruitImage.objects.get(fruit=fruit)
+    assert bytes(image.data) == data
+    assert (image.content_type, image.size, image.width, image.height) == (
+        "image/png",
+        len(data),
+        400,
+        300,
+    )
+    assert image.has_thumbnail
+    assert bytes(image.thumbnail_data).startswith(b"\xff\xd8")
+
+
+def test_the_first_upload_of_a_new_fruit_can_come_with_the_add_form(admin_client):
+    response = admin_client.post(
+        FRUIT_ADD, fruit_form_data(name="Kordia", type=FruitType.CHERRY, uploads=[png_upload()])
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert FruitImage.objects.get().fruit.name == "Kordia"
+
+
+SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "content_type"),
+    [
+        (SVG, "fruit.svg", "image/svg+xml"),
+        (b"just some text, not an image", "fruit.png", "image/png"),
+        (make_object_png()[:200], "truncated.png", "image/png"),
+        (b"", "empty.png", "image/png"),
+    ],
+    ids=["svg", "text", "truncated-png", "empty"],
+)
+def test_upload_of_anything_but_a_complete_image_is_a_form_error_and_nothing_is_stored(
+    admin_client, fruit_factory, data, name, content_type
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz", catalog_number=9, uploads=[png_upload(data, name, content_type)]
+        ),
+    )
+
+    assert response.status_code == 200
+    assert 'class="errorlist' in response.text
+    assert not FruitImage.objects.exists()
+
+
+def test_upload_over_the_size_limit_is_a_form_error(admin_client, fruit_factory, settings):
+    settings.FRUITCATALOG_MAX_UPLOAD_BYTES = 100
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(name="Topaz", catalog_number=9, uploads=[png_upload()]),
+    )
+
+    assert response.status_code == 200
+    assert "The file is larger than the limit of 100 bytes." in form_errors(response)
+    assert not FruitImage.objects.exists()
+
+
+def test_upload_over_the_pixel_cap_is_a_form_error(admin_client, fruit_factory, settings):
+    settings.FRUITCATALOG_MAX_IMAGE_PIXELS = 1000
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(name="Topaz", catalog_number=9, uploads=[png_upload()]),
+    )
+
+    assert response.status_code == 200
+    assert form_errors(response).strip()
+    assert not FruitImage.objects.exists()
+
+
+def test_change_page_shows_previews_and_metadata_without_reading_bytes(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=9, synonyms=["Topas"])
+    image = add_image(fruit, make_object_png(size=(120, 100)))
+
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get(fruit_change_url(fruit))
+
+    assert response.status_code == 200
+    assert f'src="{image.get_thumbnail_url()}"' in response.text
+    assert "image/png" in response.text
+    assert "120 \N{MULTIPLICATION SIGN} 100" in response.text
+    assert 'enctype="multipart/form-data"' in response.text
+    assert 'value="Topas"' in response.text
+    assert_no_blob_reads(queries.captured_queries)
+
+
+def test_delete_checkbox_removes_an_image(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    keep, drop = add_image(fruit), add_image(fruit, make_image_bytes("GIF"))
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz", catalog_number=9, existing_images=[(keep, False), (drop, True)]
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert list(FruitImage.objects.values_list("pk", flat=True)) == [keep.pk]
+
+
+# --- the image list and the backfill action ------------------------------------------------------
+
+
+def test_image_changelist_shows_previews_and_metadata_in_constant_queries_without_bytes(
+    admin_client, fruit_factory, add_image, django_assert_max_num_queries
+):
+    admin_client.get(IMAGE_CHANGELIST)
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    add_image(fruit)
+    with CaptureQueriesContext(connection) as few:
+        admin_client.get(IMAGE_CHANGELIST)
+    for other in bulk_fruits(20, start=100, with_synonyms=False):
+        add_image(other)
+
+    with (
+        django_assert_max_num_queries(len(few)),
+        CaptureQueriesContext(connection) as many,
+    ):
+        response = admin_client.get(IMAGE_CHANGELIST)
+
+    assert response.status_code == 200
+    assert response.text.count('class="catalog-thumb"') == 21
+    assert "9 Topaz" in response.text
+    assert_no_blob_reads(many.captured_queries)
+
+
+def test_image_list_searches_by_fruit_ignoring_accents(admin_client, fruit_factory, add_image):
+    add_image(fruit_factory(name="Goldparmäne", synonyms=["Reine des Reinettes"]))
+    add_image(fruit_factory(name="Elstar"))
+
+    response = admin_client.get(IMAGE_CHANGELIST, {"q": "parmane"})
+
+    assert [i.fruit.name for i in response.context["cl"].result_list] == ["Goldparmäne"]
+
+
+def _run_backfill_action(client, image):
+    return client.post(
+        IMAGE_CHANGELIST,
+        {"action": "generate_missing_thumbnails", "_selected_action": [image.pk], "index": 0},
+        follow=True,
+    )
+
+
+def test_generate_missing_thumbnails_action_reports_generated_and_failed_counts(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz")
+    images = [add_image(fruit) for _ in range(3)]
+    FruitImage.objects.update(thumbnail_data=None, thumbnail_sha256="")
+    (broken,) = FruitImage.objects.bulk_create([FruitImage(fruit=fruit, data=b"not an image")])
+
+    response = _run_backfill_action(admin_client, images[0])
+
+    (message,) = response.context["messages"]
+    assert message.level == message_levels.WARNING
+    assert "Generated 3 missing thumbnail(s); 1 image(s) could not be decoded" in message.message
+    assert str(broken.pk) in message.message
+    assert all(
+        image.has_thumbnail for image in FruitImage.objects.filter(pk__in=[i.pk for i in images])
+    )
+    assert not FruitImage.objects.get(pk=broken.pk).has_thumbnail
+
+
+def test_generate_missing_thumbnails_action_succeeds_quietly_when_all_are_fine(
+    admin_client, fruit_factory, add_image
+):
+    image = add_image(fruit_factory(name="Topaz"))
+    FruitImage.objects.update(thumbnail_data=None, thumbnail_sha256="")
+
+    first = _run_backfill_action(admin_client, image)
+    second = _run_backfill_action(admin_client, image)
+
+    (done,) = first.context["messages"]
+    assert done.level == message_levels.SUCCESS
+    assert "Generated 1 missing thumbnail(s); 0 failed." in done.message
+    (nothing,) = second.context["messages"]
+    assert nothing.message == "No image was missing a thumbnail."
+
+
+def test_image_list_filters_images_missing_a_thumbnail(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz")
+    with_thumbnail, without = add_image(fruit), add_image(fruit)
+    FruitImage.objects.filter(pk=without.pk).update(thumbnail_data=None, thumbnail_sha256="")
+
+    missing = admin_client.get(IMAGE_CHANGELIST, {"thumbnail": "missing"})
+    present = admin_client.get(IMAGE_CHANGELIST, {"thumbnail": "present"})
+
+    assert [i.pk for i in missing.context["cl"].result_list] == [without.pk]
+    assert [i.pk for i in present.context["cl"].result_list] == [with_thumbnail.pk]
+
+
+def test_image_add_page_uploads_for_a_fruit_picked_by_autocomplete(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Schöner aus Boskoop", synonyms=["Boskoop"])
+
+    picker = admin_client.get(
+        reverse("admin:autocomplete"),
+        {
+            "app_label": "catalog",
+            "model_name": "fruitimage",
+            "field_name": "fruit",
+            "term": "schon",
+        },
+    )
+    response = admin_client.post(
+        reverse("admin:catalog_fruitimage_add"), {"fruit": fruit.pk, "upload": png_upload()}
+    )
+
+    assert [r["id"] for r in picker.json()["results"]] == [str(fruit.pk)]
+    assert response.status_code == 302, form_errors(response)
+    assert FruitImage.objects.get().has_thumbnail
+
+
+def test_image_add_page_needs_a_file(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Topaz")
+
+    response = admin_client.post(reverse("admin:catalog_fruitimage_add"), {"fruit": fruit.pk})
+
+    assert response.status_code == 200
+    assert "No file was submitted." in response.text
+    assert not FruitImage.objects.exists()
+
+
+def test_a_staff_curator_works_in_the_admin_through_the_group_permissions(client, curator):
+    curator.is_staff = True
+    curator.save()
+    assert curator.groups.filter(name=CURATORS_GROUP).exists()
+    assert Group.objects.get(name=CURATORS_GROUP).permissions.exists()
+    client.force_login(curator)
+
+    response = client.post(FRUIT_ADD, fruit_form_data(name="Conference", type=FruitType.PEAR))
+
+    assert response.status_code == 302, form_errors(response)
+    assert client.get(IMAGE_CHANGELIST).status_code == 200
+
+
+def test_deleting_a_fruit_takes_its_images_without_reading_their_bytes(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas"])
+    add_image(fruit)
+    add_image(fruit)
+    delete_url = reverse("admin:catalog_fruit_delete", args=[fruit.pk])
+
+    with CaptureQueriesContext(connection) as queries:
+        page = admin_client.get(delete_url)
+        response = admin_client.post(delete_url, {"post": "yes"})
+
+    assert "Fruit images: 2" in page.text
+    assert response.status_code == 302
+    assert not Fruit.objects.exists()
+    assert not FruitImage.objects.exists()
+    assert_no_blob_reads(queries.captured_queries)
+
+
+def test_delete_selected_images_reads_no_bytes(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz")
+    images = [add_image(fruit) for _ in range(3)]
+    selected = {"action": "delete_selected", "_selected_action": [i.pk for i in images[:2]]}
+
+    with CaptureQueriesContext(connection) as queries:
+        confirm = admin_client.post(IMAGE_CHANGELIST, selected)
+        admin_client.post(IMAGE_CHANGELIST, {**selected, "post": "yes"})
+
+    assert confirm.status_code == 200
+    assert list(FruitImage.objects.values_list("pk", flat=True)) == [images[2].pk]
+    assert_no_blob_reads(queries.captured_queries)
+
+
+def test_an_empty_catalog_number_is_refused_when_no_number_is_left(admin_client, fruit_factory):
+    fruit_factory(name="Last", catalog_number=2_147_483_647)
+
+    response = admin_client.post(FRUIT_ADD, fruit_form_data(name="Topaz"))
+
+    assert response.status_code == 200
+    assert "No free catalog number is left; give one." in form_errors(response)
+    assert Fruit.objects.count() == 1

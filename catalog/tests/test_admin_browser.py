@@ -1,0 +1,106 @@
+"""The fruit admin in a real browser: log in, list, upload through the inline, see the preview."""
+
+import shutil
+
+import pytest
+
+from catalog.models import FruitImage
+from conftest import make_object_png
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not shutil.which("chromium"), reason="Chromium is not installed"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+@pytest.fixture
+def page(monkeypatch):
+    """A Chromium page (the system browser: Playwright never downloads one here)."""
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+    # between browser steps are still plain synchronous code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
+
+
+def log_in(page, live_server, user):
+    """Log `user` in through the admin login form."""
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", "password")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")
+
+
+def test_curator_uploads_an_image_through_the_inline_and_sees_its_thumbnail(
+    page, live_server, admin_user, fruit_factory
+):
+    fruit = fruit_factory(name="Schöner aus Boskoop", synonyms=["Boskoop", "Belle de Boskoop"])
+    log_in(page, live_server, admin_user)
+
+    page.goto(f"{live_server.url}/admin/catalog/fruit/?q=schoner")
+    assert page.locator("#result_list tbody tr").count() == 1
+    assert "Boskoop, Belle de Boskoop" in page.locator("#result_list").inner_text()
+
+    page.click("#result_list a:text('Schöner aus Boskoop')")
+    page.wait_for_selector("#images-group")
+    page.set_input_files(
+        "input[name='images-0-upload']",
+        files=[
+            {
+                "name": "boskoop.png",
+                "mimeType": "image/png",
+                "buffer": make_object_png(size=(400, 300), box=(100, 60, 259, 209)),
+            }
+        ],
+    )
+    page.click("input[name='_continue']")
+    page.wait_for_selector(".messagelist .success")
+
+    image = FruitImage.objects.get(fruit=fruit)
+    assert image.has_thumbnail
+    preview = page.locator(f"#images-group img[src='{image.get_thumbnail_url()}']")
+    preview.scroll_into_view_if_needed()
+    preview.evaluate("img => img.decode()")  # lazy images load once near the viewport
+    assert preview.evaluate("img => img.naturalWidth") == 170  # the 160 px crop + 2 x 5 px pad
+
+    page.goto(f"{live_server.url}/admin/catalog/fruit/")
+    thumbnail = page.locator("#result_list img.catalog-thumb").first
+    thumbnail.evaluate("img => img.decode()")
+    assert thumbnail.evaluate("img => img.naturalWidth") > 0
+
+
+def test_a_bad_upload_shows_a_form_error_in_the_browser(
+    page, live_server, admin_user, fruit_factory
+):
+    fruit = fruit_factory(name="Conference")
+    log_in(page, live_server, admin_user)
+
+    page.goto(f"{live_server.url}/admin/catalog/fruit/{fruit.pk}/change/")
+    page.set_input_files(
+        "input[name='images-0-upload']",
+        files=[{"name": "x.png", "mimeType": "image/png", "buffer": b"<svg></svg>"}],
+    )
+    page.click("input[name='_continue']")
+    page.wait_for_selector(".errornote")
+
+    assert page.locator("#images-group .errorlist").count() == 1
+    assert not FruitImage.objects.exists()

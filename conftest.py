@@ -52,6 +52,12 @@ def make_pdf_bytes(pages=1) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """A cheap hasher: the role fixtures create users, and PBKDF2 costs half a second each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def fruit_factory(db):
     """Create fruits: `fruit_factory(name=..., synonyms=[...])`."""

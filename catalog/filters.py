@@ -19,6 +19,7 @@ class NullsLastOrderingFilter(django_filters.OrderingFilter):
     nullable_fields = {"catalog_number"}
 
     def filter(self, qs, value):
+        value = [param for param in value or [] if param]  # `ordering=,` gives empty terms
         if not value:
             return qs
         terms = []

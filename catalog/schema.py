@@ -101,7 +101,7 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     if method == "delete":
         codes.append("409")
     body_types = operation.get("requestBody", {}).get("content", {})
-    if "multipart/form-data" in body_types and "application/octet-stream" in body_types:
+    if "multipart/form-data" in body_types:
         codes += ["413", "415"]
     elif method in {"post", "put", "patch"}:
         codes.append("415")

@@ -93,8 +93,21 @@ class FruitViewSet(viewsets.ModelViewSet):
         )
 
 
-@extend_schema(parameters=[FRUIT_ID, IMAGE_ID])
-class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class BytesNegotiationMixin:
+    """Byte actions answer whatever the client accepts; their errors still render as JSON."""
+
+    byte_actions: frozenset[str] = frozenset()
+
+    def perform_content_negotiation(self, request, force=False):
+        # DRF would answer `Accept: image/*` with 406, as no JSON renderer matches it.
+        force = force or getattr(self, "action", None) in self.byte_actions
+        return super().perform_content_negotiation(request, force=force)
+
+
+@extend_schema(parameters=[FRUIT_ID])
+class FruitImageViewSet(
+    BytesNegotiationMixin, mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Images of one fruit: metadata as JSON, bytes as themselves."""
 
     serializer_class = ImageInfoSerializer
@@ -103,16 +116,10 @@ class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewset
     parser_classes = IMAGE_UPLOAD_PARSERS
     pagination_class = None
     filter_backends = []
-    byte_actions = {"retrieve", "thumbnail"}
+    byte_actions = frozenset({"retrieve", "thumbnail"})
 
     def get_queryset(self):
         return FruitImage.objects.without_blobs().filter(fruit_id=self.kwargs["id"]).order_by("pk")
-
-    def perform_content_negotiation(self, request, force=False):
-        # Byte endpoints answer whatever the client accepts (DRF would answer `Accept: image/*`
-        # with 406, as no JSON renderer matches it); their errors still render as JSON.
-        force = force or getattr(self, "action", None) in self.byte_actions
-        return super().perform_content_negotiation(request, force=force)
 
     def get_fruit(self) -> Fruit:
         """The fruit in the path, or 404."""
@@ -144,7 +151,7 @@ class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewset
             headers={"Location": request.build_absolute_uri(image.get_absolute_url())},
         )
 
-    @extend_schema(summary="Get the image bytes", responses=BINARY_RESPONSE)
+    @extend_schema(summary="Get the image bytes", parameters=[IMAGE_ID], responses=BINARY_RESPONSE)
     def retrieve(self, request, *args, **kwargs):
         image = self.get_object()
         name = f"fruit-{image.fruit_id}-image-{image.pk}.{extension_for(image.content_type)}"
@@ -159,12 +166,13 @@ class FruitImageViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewset
             ),
         )
 
-    @extend_schema(summary="Delete an image", responses={204: None})
+    @extend_schema(summary="Delete an image", parameters=[IMAGE_ID], responses={204: None})
     def destroy(self, request, *args, **kwargs):
         return super().destroy(request, *args, **kwargs)
 
     @extend_schema(
         summary="Get the JPEG thumbnail (the full image when it has none)",
+        parameters=[IMAGE_ID],
         responses=BINARY_RESPONSE,
     )
     def thumbnail(self, request, *args, **kwargs):

@@ -4,7 +4,14 @@ from django.urls import re_path
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.routers import SimpleRouter
 
-from catalog.views import BackfillThumbnailsView, FruitImageViewSet, FruitViewSet, HealthView
+from catalog.views import (
+    ID_PATTERN,
+    BackfillThumbnailsView,
+    FruitImageViewSet,
+    FruitViewSet,
+    HealthView,
+)
+from publications import views as publication_views
 
 
 class OptionalSlashRouter(SimpleRouter):
@@ -17,6 +24,9 @@ class OptionalSlashRouter(SimpleRouter):
 
 router = OptionalSlashRouter()
 router.register("fruits", FruitViewSet, basename="fruit")
+# --- publications registration ---
+router.register("publications", publication_views.PublicationViewSet, basename="publication")
+# --- end of publications registration ---
 
 
 def route(pattern: str, view, name: str):
@@ -24,7 +34,7 @@ def route(pattern: str, view, name: str):
     return re_path(rf"^{pattern}/?$", view, name=name)
 
 
-ID = r"[0-9]+"
+ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
 fruit_image = FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"})
@@ -42,6 +52,47 @@ urlpatterns = [
     ),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     # --- publications routes ---
+    route(
+        rf"publications/(?P<id>{ID})/cover",
+        publication_views.PublicationCoverViewSet.as_view(
+            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        ),
+        "publication-cover",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruits",
+        publication_views.PublicationFruitViewSet.as_view({"get": "list"}),
+        "publication-fruit-list",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})",
+        publication_views.PublicationFruitViewSet.as_view({"put": "update", "delete": "destroy"}),
+        "publication-fruit-detail",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
+        publication_views.PublicationFruitDescriptionViewSet.as_view(
+            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        ),
+        "publication-fruit-description",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruit-images",
+        publication_views.PublicationFruitImageViewSet.as_view({"get": "list", "post": "create"}),
+        "publication-fruit-image-list",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
+        publication_views.PublicationFruitImageViewSet.as_view(
+            {"get": "retrieve", "delete": "destroy"}
+        ),
+        "publication-fruit-image-detail",
+    ),
+    route(
+        rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
+        publication_views.PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
+        "publication-fruit-image-thumbnail",
+    ),
     # --- end of publications routes ---
     *router.urls,
 ]

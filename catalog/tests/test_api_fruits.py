@@ -320,3 +320,11 @@ def test_detail_reads_no_image_bytes(
     assert len(body["images"]) == 3
     sql = " ".join(query["sql"] for query in captured.captured_queries)
     assert '."data"' not in sql and '."thumbnail_data"' not in sql
+
+
+def test_empty_ordering_terms_fall_back_to_the_default_order(anon_client, fruit_factory):
+    second = fruit_factory(catalog_number=2)
+    first = fruit_factory(catalog_number=1)
+    response = anon_client.get(f"{FRUITS}?ordering=,")
+    assert response.status_code == 200
+    assert [f["id"] for f in response.json()["results"]] == [first.pk, second.pk]

@@ -1,0 +1,284 @@
+"""Publications, the fruits they describe (with a PDF each) and their images of those fruits."""
+
+import hashlib
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+
+from catalog import imaging
+from catalog.models import Fruit, ThumbnailedImage, ThumbnailedImageQuerySet
+from catalog.search import fold, search_document
+
+TITLE_MAX = 300
+YEAR_MIN = 1400  # the first printed pomologies are younger; older manuscripts are not catalogued
+YEAR_MAX = 2100
+COVER_METADATA_FIELDS = ("cover_content_type", "cover_size", "cover_sha256")
+DESCRIPTION_METADATA_FIELDS = ("description_size", "description_sha256")
+
+
+class PublicationQuerySet(models.QuerySet):
+    """Query shapes for publications."""
+
+    BLOB_FIELDS = ("cover_data",)
+
+    def without_blobs(self):
+        """Everything but the cover bytes: lists, metadata and 304s never read them."""
+        return self.defer(*self.BLOB_FIELDS)
+
+    def with_list_data(self):
+        """Without the cover bytes, links prefetched: two queries for any number of rows."""
+        return self.without_blobs().prefetch_related(
+            Prefetch("links", queryset=PublicationFruit.objects.with_list_data())
+        )
+
+    def search(self, query: str):
+        """Substring match on title and authors, ignoring case and accents."""
+        folded = fold(query.strip())
+        if not folded:
+            return self
+        return self.filter(search_text__contains=folded)
+
+    def in_default_order(self):
+        """The default order: newest year first (unknown years last), then title, then id."""
+        return self.order_by(F("year").desc(nulls_last=True), "title", "pk")
+
+
+class Publication(models.Model):
+    """A book or article describing fruits of the catalog."""
+
+    title = models.CharField(max_length=TITLE_MAX)
+    authors = models.TextField(blank=True, default="")
+    year = models.IntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(YEAR_MIN), MaxValueValidator(YEAR_MAX)],
+        help_text=f"Year of publication, {YEAR_MIN} to {YEAR_MAX}; empty when unknown.",
+    )
+    description = models.TextField(blank=True, default="")
+    cover_data = models.BinaryField(null=True, blank=True)
+    cover_content_type = models.CharField(max_length=100, blank=True, default="", editable=False)
+    cover_size = models.PositiveBigIntegerField(default=0, editable=False)
+    cover_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
+    # Folded title and authors in one column: search is one `LIKE` that ignores case and accents
+    # the same way on SQLite and PostgreSQL (neither database folds accents by itself).
+    search_text = models.TextField(blank=True, default="", editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublicationQuerySet.as_manager()
+
+    class Meta:
+        ordering = [F("year").desc(nulls_last=True), "title", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(title=""), name="publication_title_not_empty"),
+            models.CheckConstraint(
+                condition=Q(year__isnull=True) | Q(year__gte=YEAR_MIN, year__lte=YEAR_MAX),
+                name="publication_year_in_range",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title if self.year is None else f"{self.title} ({self.year})"
+
+    def save(self, *args, **kwargs):
+        """Refresh the search column, and the cover metadata when the cover bytes changed."""
+        self.search_text = search_document(self.title, self.authors)
+        if self._cover_changed():
+            self.refresh_cover_metadata()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            # A partial save writes what it derives too, or the stored copies would go stale.
+            derived = {"search_text"} if {"title", "authors"} & set(update_fields) else set()
+            if "cover_data" in update_fields:
+                derived.update(COVER_METADATA_FIELDS)
+            kwargs["update_fields"] = {*update_fields, *derived}
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("publication-detail", kwargs={"id": self.pk})
+
+    @property
+    def has_cover(self) -> bool:
+        """Whether a cover is stored (known without reading its bytes)."""
+        return bool(self.cover_sha256)
+
+    def get_cover_url(self):
+        """Path of the cover endpoint."""
+        return reverse("publication-cover", kwargs={"id": self.pk})
+
+    def set_cover(self, data: bytes | None):
+        """Take new cover bytes (already validated) and their metadata; `None` removes it."""
+        self.cover_data = data
+        self.refresh_cover_metadata()
+
+    def _cover_changed(self) -> bool:
+        # Deferred cover bytes mean this instance was loaded without them: nothing to refresh.
+        if "cover_data" in self.get_deferred_fields():
+            return False
+        data = bytes(self.cover_data) if self.cover_data else b""
+        return self.cover_sha256 != (hashlib.sha256(data).hexdigest() if data else "")
+
+    def refresh_cover_metadata(self):
+        """Derive type, size and hash of the cover from its bytes (all empty without a cover)."""
+        data = bytes(self.cover_data) if self.cover_data else b""
+        self.cover_data = data or None
+        self.cover_content_type = imaging.detect_content_type(data) if data else ""
+        self.cover_size = len(data)
+        self.cover_sha256 = hashlib.sha256(data).hexdigest() if data else ""
+
+
+class PublicationFruitQuerySet(models.QuerySet):
+    """Query shapes for the links between publications and fruits."""
+
+    BLOB_FIELDS = ("description_data",)
+
+    def without_blobs(self):
+        """Everything but the PDF bytes."""
+        return self.defer(*self.BLOB_FIELDS)
+
+    def with_list_data(self):
+        """Without the PDF, with the fruit and an image count; in the fruits' catalog order."""
+        images = PublicationFruitImage.objects.filter(link=OuterRef("pk"))
+        return (
+            self.without_blobs()
+            .select_related("fruit")
+            .defer("fruit__search_text")
+            .annotate(
+                image_count=Coalesce(
+                    Subquery(images.values("link").annotate(n=Count("pk")).values("n")[:1]), 0
+                )
+            )
+            .order_by(F("fruit__catalog_number").asc(nulls_last=True), "fruit_id")
+        )
+
+    def conflict_labels(self):
+        """Titles of the linking publications, for the 409 that blocks a fruit's deletion.
+
+        A values query: it never loads a publication's cover or a link's PDF.
+        """
+        return self.values_list("publication__title", flat=True)
+
+
+class PublicationFruit(models.Model):
+    """A fruit described by a publication, with the publication's description of it as a PDF."""
+
+    publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="links")
+    # PROTECT: deleting a fruit would silently lose the PDF and images a publication holds for it.
+    fruit = models.ForeignKey(Fruit, on_delete=models.PROTECT, related_name="publication_links")
+    description_data = models.BinaryField(null=True, blank=True)
+    description_size = models.PositiveBigIntegerField(default=0, editable=False)
+    description_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PublicationFruitQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "publication fruit"
+        verbose_name_plural = "publication fruits"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["publication", "fruit"], name="publicationfruit_unique_fruit"
+            ),
+        ]
+
+    def __str__(self):
+        # Ids only: naming the publication would load its row (and its cover) for every link.
+        return f"Fruit {self.fruit_id} in publication {self.publication_id}"
+
+    def save(self, *args, **kwargs):
+        """Refresh size and hash of the PDF when its bytes changed, then save."""
+        if self._description_changed():
+            self.refresh_description_metadata()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "description_data" in update_fields:
+            kwargs["update_fields"] = {*update_fields, *DESCRIPTION_METADATA_FIELDS}
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse(
+            "publication-fruit-detail", kwargs={"id": self.publication_id, "fruitId": self.fruit_id}
+        )
+
+    @property
+    def has_description(self) -> bool:
+        """Whether a PDF is stored (known without reading its bytes)."""
+        return bool(self.description_sha256)
+
+    def get_description_url(self):
+        """Path of the PDF endpoint."""
+        return reverse(
+            "publication-fruit-description",
+            kwargs={"id": self.publication_id, "fruitId": self.fruit_id},
+        )
+
+    def set_description(self, data: bytes | None):
+        """Take new PDF bytes (already validated) with size and hash; `None` removes the PDF."""
+        self.description_data = data
+        self.refresh_description_metadata()
+
+    def _description_changed(self) -> bool:
+        if "description_data" in self.get_deferred_fields():
+            return False
+        data = bytes(self.description_data) if self.description_data else b""
+        return self.description_sha256 != (hashlib.sha256(data).hexdigest() if data else "")
+
+    def refresh_description_metadata(self):
+        """Derive size and hash of the PDF from its bytes (empty without a PDF)."""
+        data = bytes(self.description_data) if self.description_data else b""
+        self.description_data = data or None
+        self.description_size = len(data)
+        self.description_sha256 = hashlib.sha256(data).hexdigest() if data else ""
+
+
+class PublicationFruitImageQuerySet(ThumbnailedImageQuerySet):
+    """Query shapes for a publication's images of its fruits."""
+
+    def with_link(self):
+        """Without bytes, with the link's ids joined in (for URLs and `fruit_id`), oldest first."""
+        return (
+            self.without_blobs()
+            .select_related("link")
+            .defer(*(f"link__{name}" for name in PublicationFruitQuerySet.BLOB_FIELDS))
+            .order_by("pk")
+        )
+
+    def of_publication(self, publication_id):
+        """The images of one publication."""
+        return self.filter(link__publication_id=publication_id)
+
+
+class PublicationFruitImage(ThumbnailedImage):
+    """An image of a fruit from a publication (a plate, a drawing), with its thumbnail.
+
+    It hangs on the link rather than on publication and fruit separately, so an image of a fruit
+    the publication does not link cannot exist, and unlinking removes the images with the link.
+    """
+
+    link = models.ForeignKey(PublicationFruit, on_delete=models.CASCADE, related_name="images")
+
+    objects = PublicationFruitImageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["pk"]
+        # The thumbnail backfill reports under this name: "publication_fruit_images".
+        verbose_name = "publication fruit image"
+        verbose_name_plural = "publication fruit images"
+
+    def __str__(self):
+        return f"Image {self.pk} of fruit link {self.link_id}"
+
+    def get_absolute_url(self):
+        return reverse(
+            "publication-fruit-image-detail",
+            kwargs={"id": self.link.publication_id, "imgId": self.pk},
+        )
+
+    def get_thumbnail_url(self):
+        """Path of the thumbnail endpoint."""
+        return reverse(
+            "publication-fruit-image-thumbnail",
+            kwargs={"id": self.link.publication_id, "imgId": self.pk},
+        )

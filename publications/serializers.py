@@ -1,0 +1,127 @@
+"""JSON representations of publications, their fruit links and their fruit images."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from catalog.models import Fruit
+from catalog.serializers import ImageInfoSerializer, absolute_url
+from publications.filters import ID_MAX
+from publications.models import (
+    TITLE_MAX,
+    YEAR_MAX,
+    YEAR_MIN,
+    Publication,
+    PublicationFruit,
+    PublicationFruitImage,
+)
+
+NULLABLE_URL = {"type": "string", "format": "uri", "nullable": True}
+
+
+class LinkedFruitSerializer(serializers.ModelSerializer):
+    """The identity of a linked fruit."""
+
+    class Meta:
+        model = Fruit
+        fields = ["id", "catalog_number", "name", "type"]
+        read_only_fields = fields
+
+
+class PublicationFruitSerializer(serializers.ModelSerializer):
+    """A fruit a publication describes: the fruit, its PDF link and how many images it has."""
+
+    fruit = LinkedFruitSerializer(read_only=True)
+    has_description = serializers.BooleanField(read_only=True)
+    description_url = serializers.SerializerMethodField()
+    image_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = PublicationFruit
+        fields = ["fruit", "has_description", "description_url", "image_count"]
+        read_only_fields = fields
+
+    @extend_schema_field(NULLABLE_URL)
+    def get_description_url(self, link) -> str | None:
+        if not link.has_description:
+            return None
+        return absolute_url(self, link.get_description_url())
+
+
+class PublicationSerializer(serializers.ModelSerializer):
+    """A publication with the fruits it describes.
+
+    `authors` and `description` are `""` when empty; `null` is not accepted for them.
+    """
+
+    title = serializers.CharField(max_length=TITLE_MAX, trim_whitespace=True)
+    year = serializers.IntegerField(
+        min_value=YEAR_MIN,
+        max_value=YEAR_MAX,
+        allow_null=True,
+        required=False,
+        help_text=f"Year of publication, {YEAR_MIN} to {YEAR_MAX}, or null when unknown.",
+    )
+    has_cover = serializers.BooleanField(read_only=True)
+    cover_url = serializers.SerializerMethodField()
+    fruits = PublicationFruitSerializer(source="links", many=True, read_only=True)
+
+    class Meta:
+        model = Publication
+        fields = [
+            "id",
+            "title",
+            "authors",
+            "year",
+            "description",
+            "has_cover",
+            "cover_url",
+            "fruits",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+        extra_kwargs = {
+            "authors": {"help_text": 'Free text, e.g. "Müller, Bißmann, Lucas"; "" when unknown.'},
+            "description": {"help_text": 'Free text; "" when empty.'},
+        }
+
+    @extend_schema_field(NULLABLE_URL)
+    def get_cover_url(self, publication) -> str | None:
+        if not publication.has_cover:
+            return None
+        return absolute_url(self, publication.get_cover_url())
+
+
+class PublicationFruitImageSerializer(ImageInfoSerializer):
+    """Metadata and links of a publication's image of one of its fruits."""
+
+    fruit_id = serializers.IntegerField(source="link.fruit_id", read_only=True)
+
+    class Meta(ImageInfoSerializer.Meta):
+        model = PublicationFruitImage
+        fields = ["id", "fruit_id", *ImageInfoSerializer.Meta.fields[1:]]
+        read_only_fields = fields
+
+
+class PublicationFruitImageUploadSerializer(serializers.Serializer):
+    """Multipart body of a fruit-image upload: a linked fruit and the image file.
+
+    `fruit` validates to the link of that fruit in the publication given in the context.
+    """
+
+    fruit = serializers.IntegerField(
+        min_value=1, max_value=ID_MAX, help_text="Id of a fruit the publication links."
+    )
+    image = serializers.FileField(help_text="A JPEG, PNG, GIF or WebP image, at most 5 MiB.")
+
+    def validate_fruit(self, value) -> PublicationFruit:
+        link = (
+            PublicationFruit.objects.without_blobs()
+            .filter(publication=self.context["publication"], fruit_id=value)
+            .first()
+        )
+        if link is None:
+            raise serializers.ValidationError(
+                f"The fruit {value} is not linked to this publication; link it first."
+            )
+        return link

@@ -1,0 +1,81 @@
+"""Fixtures of the publications tests: small factories and a check that no bytes are read."""
+
+import re
+from contextlib import contextmanager
+
+import factory
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.services import publication_link_fruit
+
+BLOB_COLUMNS = ("cover_data", "description_data", "data", "thumbnail_data")
+
+
+class PublicationFactory(factory.django.DjangoModelFactory):
+    """Publications saved through the model's save hook (search column, cover metadata)."""
+
+    class Meta:
+        model = Publication
+
+    title = factory.Sequence(lambda n: f"Publication {n}")
+
+
+@pytest.fixture
+def publication_factory(db):
+    """Create publications: `publication_factory(title=..., year=..., cover_data=...)`."""
+    return PublicationFactory.create
+
+
+@pytest.fixture
+def link_fruit(db):
+    """Link a fruit to a publication, optionally with a PDF: `link_fruit(publication, fruit)`."""
+
+    def link(publication, fruit, pdf: bytes | None = None) -> PublicationFruit:
+        created, _ = publication_link_fruit(publication=publication, fruit=fruit)
+        if pdf is not None:
+            created.set_description(pdf)
+            created.save(update_fields=["description_data"])
+        return created
+
+    return link
+
+
+@pytest.fixture
+def add_publication_image(db):
+    """Store an image of a linked fruit through the save hook: `add_publication_image(link)`."""
+    from conftest import make_object_png
+
+    def add(link, data: bytes | None = None) -> PublicationFruitImage:
+        return PublicationFruitImage.objects.create(link=link, data=data or make_object_png())
+
+    return add
+
+
+def selected_blob_columns(queries) -> set[str]:
+    """The byte columns any SELECT among `queries` reads (`LENGTH(...)` of one is no read)."""
+    found = set()
+    for query in queries:
+        sql = query["sql"]
+        if not sql.lstrip().upper().startswith("SELECT"):
+            continue
+        sql = re.sub(r"LENGTH\([^)]*\)", "", sql, flags=re.IGNORECASE)
+        found.update(column for column in BLOB_COLUMNS if f'"{column}"' in sql)
+    return found
+
+
+@pytest.fixture
+def reads_no_bytes():
+    """A context manager asserting that the block selects no byte column; yields the queries."""
+
+    @contextmanager
+    def check():
+        with CaptureQueriesContext(connection) as captured:
+            yield captured
+        assert selected_blob_columns(captured.captured_queries) == set(), [
+            q["sql"] for q in captured.captured_queries
+        ]
+
+    return check

@@ -1,0 +1,432 @@
+"""Admin for curators: publications with covers, their linked fruits with PDFs, and images.
+
+Images of a publication hang on a link (publication + fruit), and Django's inlines do not nest:
+the publication page lists its linked fruits (PDF, image previews), and each link's own page
+holds its images, so an image can only be of a fruit the publication links.
+"""
+
+from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from catalog.admin import (
+    PREVIEW_SIDE,
+    AdminAssetsMixin,
+    BlobSafeDeletionMixin,
+    GenerateMissingThumbnailsMixin,
+    ImageMetadataMixin,
+    ThumbnailListFilter,
+    no_thumbnail,
+    thumbnail_img,
+)
+from catalog.search import fold
+from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
+from publications.models import Publication, PublicationFruit, PublicationFruitImage
+
+LINK_IMAGE_SIDE = 40  # px; several previews side by side in one row of the links table
+
+
+def without_related_buttons(formfield):
+    """A fruit or publication picker without the edit/add/delete/view buttons beside it.
+
+    In a links table they crowd every row, and adding a fruit from a publication is not what a
+    link row is for.
+    """
+    widget = getattr(formfield, "widget", None)
+    for flag in ("can_add_related", "can_change_related", "can_delete_related", "can_view_related"):
+        if hasattr(widget, flag):
+            setattr(widget, flag, False)
+    return formfield
+
+
+def pdf_link(link):
+    """A download link to a link's PDF with its size, or the empty-value dash."""
+    if not link.pk or not link.has_description:
+        return "-"
+    return format_html(
+        '<a href="{}" target="_blank" rel="noopener">PDF</a> ({})',
+        link.get_description_url(),
+        filesizeformat(link.description_size),
+    )
+
+
+def links_without_blobs():
+    """Links without their PDF, with fruit and publication joined but not their bulky columns."""
+    return (
+        PublicationFruit.objects.without_blobs()
+        .select_related("publication", "fruit")
+        .defer("publication__cover_data", "fruit__search_text")
+    )
+
+
+class PublicationFruitInline(AdminAssetsMixin, admin.TabularInline):
+    """The fruits a publication links, with their PDF and image previews."""
+
+    model = PublicationFruit
+    form = PublicationFruitForm
+    fields = [
+        "fruit",
+        "description_upload",
+        "remove_description",
+        "description",
+        "image_previews",
+    ]
+    readonly_fields = ["description", "image_previews"]
+    autocomplete_fields = ["fruit"]
+    extra = 1
+    view_on_site = False
+    classes = ["catalog-compact"]
+    verbose_name = "linked fruit"
+    verbose_name_plural = "linked fruits"
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        return without_related_buttons(super().formfield_for_dbfield(db_field, request, **kwargs))
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .without_blobs()
+            .select_related("fruit")
+            .defer("fruit__search_text")
+            .prefetch_related(
+                Prefetch("images", queryset=PublicationFruitImage.objects.without_blobs())
+            )
+        )
+
+    @admin.display(description="PDF")
+    def description(self, link):
+        """The stored PDF, to download."""
+        return pdf_link(link)
+
+    @admin.display(description="Images")
+    def image_previews(self, link):
+        """Small previews of the link's images (from the prefetch) and a link to manage them.
+
+        Images hang on the link and Django's inlines do not nest, so they are added and deleted
+        on the link's own page.
+        """
+        if not link.pk:
+            return "-"
+        previews = format_html_join(
+            " ",
+            "{}",
+            (
+                (thumbnail_img(image.get_thumbnail_url(), LINK_IMAGE_SIDE),)
+                for image in link.images.all()
+            ),
+        )
+        url = reverse("admin:publications_publicationfruit_change", args=[link.pk])
+        return format_html('{} <a href="{}">Manage images</a>', previews, url)
+
+
+class PublicationChangeList(ChangeList):
+    """The publication list with the number of linked fruits (a subquery per listed row)."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        links = (
+            PublicationFruit.objects.filter(publication=OuterRef("pk"))
+            .values("publication")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return (
+            super()
+            .get_queryset(request, exclude_parameters)
+            .defer("search_text", "description")
+            .annotate(fruit_count=Coalesce(Subquery(links[:1]), 0))
+        )
+
+
+class HasCoverFilter(admin.SimpleListFilter):
+    """Publications with or without a cover."""
+
+    title = "cover"
+    parameter_name = "cover"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "With a cover"), ("no", "Without a cover")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(cover_sha256="")
+        if self.value() == "no":
+            return queryset.filter(cover_sha256="")
+        return queryset
+
+
+@admin.register(Publication)
+class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+    """Publications: list with covers and linked-fruit counts, change page with cover and links."""
+
+    form = PublicationAdminForm
+    list_display = ["cover", "title", "authors", "year", "fruit_count"]
+    list_display_links = ["cover", "title"]
+    list_filter = [HasCoverFilter]
+    # Searching goes through `get_search_results` (the folded search column).
+    search_fields = ["title"]
+    search_help_text = "Title or authors; case and accents are ignored."
+    list_per_page = 100
+    show_full_result_count = False
+    fieldsets = [
+        (None, {"fields": ["title", "authors", "year", "description"]}),
+        (
+            "Cover",
+            {
+                "fields": [
+                    "cover_preview",
+                    "cover_upload",
+                    "remove_cover",
+                    "cover_content_type",
+                    "cover_file_size",
+                ]
+            },
+        ),
+        (None, {"fields": ["created_at", "updated_at"]}),
+    ]
+    readonly_fields = [
+        "cover_preview",
+        "cover_content_type",
+        "cover_file_size",
+        "created_at",
+        "updated_at",
+    ]
+    inlines = [PublicationFruitInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).without_blobs()
+
+    def get_changelist(self, request, **kwargs):
+        return PublicationChangeList
+
+    def get_search_results(self, request, queryset, search_term):
+        """Match the folded title and authors, as the API does."""
+        return queryset.search(search_term), False
+
+    @admin.display(description="Cover")
+    def cover(self, publication):
+        """The cover from the cover endpoint, scaled down by the browser."""
+        if not publication.has_cover:
+            return no_thumbnail()
+        return thumbnail_img(publication.get_cover_url())
+
+    @admin.display(description="Cover")
+    def cover_preview(self, publication):
+        """The stored cover, scaled down by the browser."""
+        if not publication.pk or not publication.has_cover:
+            return "-"
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener">{}</a>',
+            publication.get_cover_url(),
+            thumbnail_img(publication.get_cover_url(), PREVIEW_SIDE),
+        )
+
+    @admin.display(description="Cover size")
+    def cover_file_size(self, publication):
+        """The stored cover's size, human-readable."""
+        return filesizeformat(publication.cover_size) if publication.has_cover else "-"
+
+    @admin.display(description="Linked fruits", ordering="fruit_count")
+    def fruit_count(self, publication):
+        """How many fruits the publication links (from the annotation)."""
+        return getattr(publication, "fruit_count", None)
+
+
+class PublicationFruitImageInline(ImageMetadataMixin, admin.TabularInline):
+    """The images of one linked fruit: previews, metadata, uploads, delete boxes; no bytes read."""
+
+    model = PublicationFruitImage
+    form = PublicationFruitImageForm
+    fields = [
+        "preview_large",
+        "upload",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "original_link",
+    ]
+    readonly_fields = [
+        "preview_large",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "original_link",
+    ]
+    extra = 1
+    view_on_site = False
+    classes = ["catalog-compact"]
+
+    def get_queryset(self, request):
+        # The preview URLs name the publication: join the link (without its PDF) rather than
+        # letting each row load it whole.
+        return super().get_queryset(request).with_link()
+
+
+def search_links(queryset, search_term: str, prefix: str = ""):
+    """Links (or rows hanging on one) whose publication or fruit matches, folded like the API."""
+    folded = fold(search_term.strip())
+    if not folded:
+        return queryset
+    return queryset.filter(
+        Q(**{f"{prefix}publication__search_text__contains": folded})
+        | Q(**{f"{prefix}fruit__search_text__contains": folded})
+    )
+
+
+@admin.register(PublicationFruit)
+class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+    """A fruit linked by a publication: its PDF and its images in that publication."""
+
+    form = PublicationFruitForm
+    list_display = ["publication", "fruit", "description", "image_count"]
+    list_display_links = ["publication", "fruit"]
+    list_select_related = ["publication", "fruit"]
+    search_fields = ["fruit__name"]
+    search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
+    autocomplete_fields = ["publication", "fruit"]
+    list_per_page = 100
+    show_full_result_count = False
+    fields = [
+        "publication",
+        "fruit",
+        "description_upload",
+        "remove_description",
+        "description",
+        "created_at",
+    ]
+    readonly_fields = ["description", "created_at"]
+    inlines = [PublicationFruitImageInline]
+
+    def get_queryset(self, request):
+        images = PublicationFruitImage.objects.filter(link=OuterRef("pk"))
+        return links_without_blobs().annotate(
+            image_count=Coalesce(
+                Subquery(images.values("link").annotate(n=Count("pk")).values("n")[:1]), 0
+            )
+        )
+
+    def get_search_results(self, request, queryset, search_term):
+        """Match the publication's or the fruit's folded search column."""
+        return search_links(queryset, search_term), False
+
+    def get_readonly_fields(self, request, obj=None):
+        # A stored link keeps its publication and fruit: its PDF and images describe that pair.
+        if obj is not None:
+            return ["publication", "fruit", *self.readonly_fields]
+        return self.readonly_fields
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:
+            # The model's own name uses ids only (cheap in lists); here both rows are loaded.
+            context["subtitle"] = f"{obj.publication} \N{EN DASH} {obj.fruit}"
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    @admin.display(description="PDF")
+    def description(self, link):
+        """The stored PDF, to download."""
+        return pdf_link(link)
+
+    @admin.display(description="Images", ordering="image_count")
+    def image_count(self, link):
+        """How many images of the fruit the publication holds (from the annotation)."""
+        return getattr(link, "image_count", None)
+
+
+@admin.register(PublicationFruitImage)
+class PublicationFruitImageAdmin(
+    BlobSafeDeletionMixin, GenerateMissingThumbnailsMixin, ImageMetadataMixin, admin.ModelAdmin
+):
+    """All publication fruit images: previews, metadata and the thumbnail backfill action.
+
+    New images are added on their link's page, where publication and fruit are known.
+    """
+
+    form = PublicationFruitImageForm
+    list_display = [
+        "id",
+        "preview",
+        "publication",
+        "fruit",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "created_at",
+    ]
+    list_display_links = ["id", "preview"]
+    list_filter = [ThumbnailListFilter, "content_type"]
+    search_fields = ["link__fruit__name"]
+    search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
+    list_per_page = 100
+    show_full_result_count = False
+    fields = [
+        "link_page",
+        "upload",
+        "preview_large",
+        "original_link",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "sha256",
+        "created_at",
+    ]
+    readonly_fields = [
+        "link_page",
+        "preview_large",
+        "original_link",
+        "content_type",
+        "file_size",
+        "dimensions",
+        "thumbnail_status",
+        "sha256",
+        "created_at",
+    ]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .without_blobs()
+            .select_related("link__publication", "link__fruit")
+            .defer(
+                "link__description_data",
+                "link__publication__cover_data",
+                "link__publication__search_text",
+                "link__publication__description",
+                "link__fruit__search_text",
+            )
+        )
+
+    def has_add_permission(self, request):
+        return False
+
+    def get_search_results(self, request, queryset, search_term):
+        """Match the publication's or the fruit's folded search column."""
+        return search_links(queryset, search_term, prefix="link__"), False
+
+    @admin.display(description="Publication", ordering="link__publication__title")
+    def publication(self, image):
+        """The publication, linked to its change page."""
+        url = reverse("admin:publications_publication_change", args=[image.link.publication_id])
+        return format_html('<a href="{}">{}</a>', url, image.link.publication)
+
+    @admin.display(description="Fruit", ordering="link__fruit__name")
+    def fruit(self, image):
+        """The fruit, linked to its change page."""
+        url = reverse("admin:catalog_fruit_change", args=[image.link.fruit_id])
+        return format_html('<a href="{}">{}</a>', url, image.link.fruit)
+
+    @admin.display(description="Publication and fruit")
+    def link_page(self, image):
+        """The link the image belongs to, where its sibling images are managed."""
+        url = reverse("admin:publications_publicationfruit_change", args=[image.link_id])
+        return format_html(
+            '<a href="{}">{} &ndash; {}</a>', url, image.link.publication, image.link.fruit
+        )

@@ -208,7 +208,11 @@ def test_fruit_search_uses_the_search_column_without_a_join(admin_client, fruit_
     with CaptureQueriesContext(connection) as queries:
         admin_client.get(FRUIT_CHANGELIST, {"q": "boskoop"})
 
-    listing = [q["sql"] for q in queries.captured_queries if '"search_text" LIKE' in q["sql"]]
+    listing = [
+        q["sql"]
+        for q in queries.captured_queries
+        if '"search_text"' in q["sql"] and "LIKE" in q["sql"]  # PostgreSQL adds a ::text cast
+    ]
     assert listing
     assert all("JOIN" not in sql and "DISTINCT" not in sql for sql in listing)
 

@@ -1,6 +1,7 @@
 """One exception handler: every error the API raises answers in DRF's shapes, never as a 5xx."""
 
-from django.core.exceptions import SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404
@@ -16,6 +17,16 @@ class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "The change would lose linked data."
     default_code = "conflict"
+
+
+class RequestTooLarge(exceptions.APIException):
+    """A request body (JSON, form fields) over Django's DATA_UPLOAD_MAX_MEMORY_SIZE."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+
+    def __init__(self, limit: int):
+        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
 
 
 def protection_message(error: ProtectedError | RestrictedError) -> str:
@@ -48,6 +59,8 @@ def exception_handler(exc, context):
         exc = Conflict(protection_message(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()  # one message for every 404, as the contract shows
+    elif isinstance(exc, RequestDataTooBig):
+        exc = RequestTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError(str(exc) or "Bad request.")
     return drf_exception_handler(exc, context)

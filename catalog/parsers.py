@@ -22,7 +22,7 @@ class UploadTooLarge(APIException):
     default_code = "upload_too_large"
 
     def __init__(self, limit: int):
-        super().__init__(f"The upload is larger than the limit of {limit} bytes.")
+        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
 
 
 def upload_limit() -> int:
@@ -32,12 +32,13 @@ def upload_limit() -> int:
 
 def check_declared_length(request) -> None:
     """Reject a body whose `Content-Length` already exceeds the limit, before reading any of it."""
+    limit = upload_limit()
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise ParseError("Invalid Content-Length header.") from None
-    if declared > upload_limit():
-        raise UploadTooLarge(upload_limit())
+    if declared > limit:
+        raise UploadTooLarge(limit)
 
 
 class LimitedMultiPartParser(parsers.MultiPartParser):

@@ -64,7 +64,7 @@ ERROR_DESCRIPTIONS = {
     "405": "Method not allowed.",
     "406": "Not acceptable.",
     "409": "The change would lose linked data.",
-    "413": "The upload is larger than the limit (5 MiB by default).",
+    "413": "The request body is larger than the limit (5 MiB for uploads by default).",
     "415": "Unsupported media type.",
 }
 WRITE_METHODS = {"post", "put", "patch", "delete"}
@@ -101,10 +101,8 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     if method == "delete":
         codes.append("409")
     body_types = operation.get("requestBody", {}).get("content", {})
-    if "multipart/form-data" in body_types:
+    if body_types or method in {"post", "put", "patch"}:
         codes += ["413", "415"]
-    elif method in {"post", "put", "patch"}:
-        codes.append("415")
     return codes
 
 

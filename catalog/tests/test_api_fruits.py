@@ -328,3 +328,12 @@ def test_empty_ordering_terms_fall_back_to_the_default_order(anon_client, fruit_
     response = anon_client.get(f"{FRUITS}?ordering=,")
     assert response.status_code == 200
     assert [f["id"] for f in response.json()["results"]] == [first.pk, second.pk]
+
+
+def test_json_body_over_djangos_limit_is_413(curator_client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    body = {"name": "A" * 150, "type": "apple"}
+    response = curator_client.post(FRUITS, body, format="json")
+    assert response.status_code == 413
+    assert "detail" in response.json()
+    assert not Fruit.objects.exists()

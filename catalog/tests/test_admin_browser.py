@@ -3,6 +3,7 @@
 import shutil
 
 import pytest
+from django.db import connections
 
 from catalog.models import FruitImage
 from conftest import make_object_png
@@ -39,6 +40,9 @@ def page(monkeypatch):
         page.set_default_timeout(15_000)
         yield page
         browser.close()
+        # ORM calls made while Playwright's event loop runs get a connection of their own (the
+        # connection handler is context-local); close it, or the test database cannot be dropped.
+        connections.close_all()
 
 
 def log_in(page, live_server, user):

@@ -116,6 +116,19 @@ class AdminAssetsMixin:
         css = {"all": ["catalog/admin.css"]}
 
 
+# The read-only part of an image's change page, shared by fruit and publication fruit images.
+IMAGE_DETAIL_FIELDS = [
+    "preview_large",
+    "original_link",
+    "content_type",
+    "file_size",
+    "dimensions",
+    "thumbnail_status",
+    "sha256",
+    "created_at",
+]
+
+
 class ImageMetadataMixin(AdminAssetsMixin):
     """Read-only columns of a thumbnailed image, computed from its metadata, never its bytes.
 
@@ -370,28 +383,8 @@ class FruitImageAdmin(
     autocomplete_fields = ["fruit"]
     list_per_page = 100
     show_full_result_count = False
-    fields = [
-        "fruit",
-        "upload",
-        "preview_large",
-        "original_link",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "sha256",
-        "created_at",
-    ]
-    readonly_fields = [
-        "preview_large",
-        "original_link",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "sha256",
-        "created_at",
-    ]
+    fields = ["fruit", "upload", *IMAGE_DETAIL_FIELDS]
+    readonly_fields = IMAGE_DETAIL_FIELDS
 
     def get_queryset(self, request):
         return super().get_queryset(request).without_blobs()

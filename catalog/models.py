@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
-from django.db.models.functions import Coalesce, Lower
+from django.db.models.functions import Coalesce, Length, Lower
 from django.urls import reverse
 
 from catalog import imaging
@@ -40,6 +40,14 @@ class ThumbnailedImageQuerySet(models.QuerySet):
     def without_blobs(self):
         """Everything but the byte columns: lists, metadata and 304s never read them."""
         return self.defer(*self.BLOB_FIELDS)
+
+    def with_thumbnail_size(self):
+        """Annotate `thumbnail_size`, which a HEAD of a thumbnail answers as Content-Length.
+
+        LENGTH() of a blob reads its stored size, not its bytes (SQLite's record header,
+        PostgreSQL's TOAST header).
+        """
+        return self.annotate(thumbnail_size=Length("thumbnail_data"))
 
     def missing_thumbnail(self):
         """Rows stored without a thumbnail (bulk inserts, `update()`, rows from before them)."""

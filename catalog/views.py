@@ -3,7 +3,6 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, connection, transaction
-from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -137,14 +136,8 @@ class FruitImageViewSet(
     )
     def create(self, request, *args, **kwargs):
         fruit = self.get_fruit()
-        data = uploaded_bytes(request, "image")
         image = FruitImage(fruit=fruit)
-        try:
-            apply_image_upload(image, data)
-        except DjangoValidationError as error:
-            raise as_field_error("image", error) from None
-        with transaction.atomic():
-            image.save()
+        save_uploaded_image(image, uploaded_bytes(request, "image"))
         return Response(
             self.get_serializer(image).data,
             status=status.HTTP_201_CREATED,
@@ -154,17 +147,7 @@ class FruitImageViewSet(
     @extend_schema(summary="Get the image bytes", parameters=[IMAGE_ID], responses=BINARY_RESPONSE)
     def retrieve(self, request, *args, **kwargs):
         image = self.get_object()
-        name = f"fruit-{image.fruit_id}-image-{image.pk}.{extension_for(image.content_type)}"
-        return blob_response(
-            request,
-            Blob(
-                content_type=image.content_type,
-                size=image.size,
-                sha256=image.sha256,
-                filename=name,
-                load=column_loader(FruitImage.objects, image.pk, "data"),
-            ),
-        )
+        return blob_response(request, image_blob(image, f"fruit-{image.fruit_id}-image-{image.pk}"))
 
     @extend_schema(summary="Delete an image", parameters=[IMAGE_ID], responses={204: None})
     def destroy(self, request, *args, **kwargs):
@@ -184,33 +167,45 @@ class FruitImageViewSet(
     def get_object(self):
         queryset = self.get_queryset()
         if self.action == "thumbnail" and self.request.method == "HEAD":
-            # HEAD needs the thumbnail's Content-Length. LENGTH() of a blob reads its stored size,
-            # not its bytes (SQLite's record header, PostgreSQL's TOAST header).
-            queryset = queryset.annotate(thumbnail_size=Length("thumbnail_data"))
+            queryset = queryset.with_thumbnail_size()
         return get_object_or_404(queryset, pk=self.kwargs["imageId"])
+
+
+def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
+    """Validate uploaded bytes, make the thumbnail and store the image; a 400 when unfit."""
+    try:
+        apply_image_upload(image, data)
+    except DjangoValidationError as error:
+        raise as_field_error(field, error) from None
+    with transaction.atomic():
+        image.save()
+
+
+def image_blob(image, stem: str) -> Blob:
+    """The stored bytes of a thumbnailed image, loaded without them (`stem`: the file name)."""
+    return Blob(
+        content_type=image.content_type,
+        size=image.size,
+        sha256=image.sha256,
+        filename=f"{stem}.{extension_for(image.content_type)}",
+        load=column_loader(type(image).objects, image.pk, "data"),
+    )
 
 
 def thumbnail_blob(image, stem: str) -> Blob:
     """The thumbnail of a thumbnailed image, or the image itself when it has none.
 
-    `image` was loaded without its bytes and annotated with `thumbnail_size`.
+    `image` was loaded without its bytes; for HEAD it is annotated with `thumbnail_size`.
     """
-    manager = type(image).objects
     if image.has_thumbnail:
         return Blob(
             content_type="image/jpeg",
             size=getattr(image, "thumbnail_size", 0) or 0,
             sha256=image.thumbnail_sha256,
             filename=f"{stem}-thumbnail.jpg",
-            load=column_loader(manager, image.pk, "thumbnail_data"),
+            load=column_loader(type(image).objects, image.pk, "thumbnail_data"),
         )
-    return Blob(
-        content_type=image.content_type,
-        size=image.size,
-        sha256=image.sha256,
-        filename=f"{stem}.{extension_for(image.content_type)}",
-        load=column_loader(manager, image.pk, "data"),
-    )
+    return image_blob(image, stem)
 
 
 HEALTH_BODY = inline_serializer(

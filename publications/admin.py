@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from catalog.admin import (
+    IMAGE_DETAIL_FIELDS,
     PREVIEW_SIDE,
     AdminAssetsMixin,
     BlobSafeDeletionMixin,
@@ -365,29 +366,8 @@ class PublicationFruitImageAdmin(
     search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
     list_per_page = 100
     show_full_result_count = False
-    fields = [
-        "link_page",
-        "upload",
-        "preview_large",
-        "original_link",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "sha256",
-        "created_at",
-    ]
-    readonly_fields = [
-        "link_page",
-        "preview_large",
-        "original_link",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "sha256",
-        "created_at",
-    ]
+    fields = ["link_page", "upload", *IMAGE_DETAIL_FIELDS]
+    readonly_fields = ["link_page", *IMAGE_DETAIL_FIELDS]
 
     def get_queryset(self, request):
         return (

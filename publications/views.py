@@ -1,8 +1,6 @@
 """HTTP views of publications: the publications, covers, fruit links, PDFs and fruit images."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
-from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import (
@@ -19,8 +17,14 @@ from catalog.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS, LimitedMul
 from catalog.permissions import ParentChangePermission
 from catalog.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST, PDF_UPLOAD_REQUEST
 from catalog.uploads import as_field_error, uploaded_bytes
-from catalog.validators import apply_image_upload, validate_image_bytes
-from catalog.views import ID_PATTERN, BytesNegotiationMixin, thumbnail_blob
+from catalog.validators import validate_image_bytes
+from catalog.views import (
+    ID_PATTERN,
+    BytesNegotiationMixin,
+    image_blob,
+    save_uploaded_image,
+    thumbnail_blob,
+)
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (
@@ -98,7 +102,7 @@ class PublicationCoverViewSet(
 
     serializer_class = PublicationSerializer
     parser_classes = IMAGE_UPLOAD_PARSERS
-    byte_actions = {"retrieve"}
+    byte_actions = frozenset({"retrieve"})
 
     def get_object(self):
         return self.get_publication()
@@ -214,7 +218,7 @@ class PublicationFruitDescriptionViewSet(
 
     serializer_class = PublicationFruitSerializer
     parser_classes = PDF_UPLOAD_PARSERS
-    byte_actions = {"retrieve"}
+    byte_actions = frozenset({"retrieve"})
 
     def get_link(self) -> PublicationFruit:
         """The link of the fruit in the path (without its PDF), or 404 when not linked."""
@@ -306,15 +310,15 @@ class PublicationFruitImageViewSet(
     filter_backends = [DjangoFilterBackend]
     # Multipart only: the upload needs the `fruit` field next to the file.
     parser_classes = [LimitedMultiPartParser]
-    byte_actions = {"retrieve", "thumbnail"}
+    byte_actions = frozenset({"retrieve", "thumbnail"})
 
     def get_queryset(self):
         return super().get_queryset().of_publication(self.kwargs["id"])
 
     def get_object(self):
         queryset = self.get_queryset()
-        if self.action == "thumbnail":
-            queryset = queryset.annotate(thumbnail_size=Length("thumbnail_data"))
+        if self.action == "thumbnail" and self.request.method == "HEAD":
+            queryset = queryset.with_thumbnail_size()
         return get_object_or_404(queryset, pk=self.kwargs["imgId"])
 
     @extend_schema(summary="List a publication's fruit images, oldest first")
@@ -335,12 +339,7 @@ class PublicationFruitImageViewSet(
         )
         upload.is_valid(raise_exception=True)
         image = PublicationFruitImage(link=upload.validated_data["fruit"])
-        try:
-            apply_image_upload(image, upload.validated_data["image"].read())
-        except DjangoValidationError as error:
-            raise as_field_error("image", error) from None
-        with transaction.atomic():
-            image.save()
+        save_uploaded_image(image, upload.validated_data["image"].read())
         return Response(
             self.get_serializer(image).data,
             status=status.HTTP_201_CREATED,
@@ -351,16 +350,7 @@ class PublicationFruitImageViewSet(
     def retrieve(self, request, *args, **kwargs):
         image = self.get_object()
         stem = f"publication-{image.link.publication_id}-fruit-image-{image.pk}"
-        return blob_response(
-            request,
-            Blob(
-                content_type=image.content_type,
-                size=image.size,
-                sha256=image.sha256,
-                filename=f"{stem}.{extension_for(image.content_type)}",
-                load=column_loader(PublicationFruitImage.objects, image.pk, "data"),
-            ),
-        )
+        return blob_response(request, image_blob(image, stem))
 
     @extend_schema(summary="Delete an image", parameters=[IMG_ID], responses={204: None})
     def destroy(self, request, *args, **kwargs):

@@ -323,3 +323,34 @@ def test_fruit_shows_first_thumbnail_and_image_count(anon_client, fruit_factory,
         == f"http://testserver/api/v1/fruits/{fruit.pk}/images/{first.pk}/thumbnail"
     )
     assert [entry["id"] for entry in body["images"]] == [first.pk, first.pk + 1]
+
+
+def chunked(client, path, data, content_type):
+    """A request the way gunicorn hands over a chunked body: no Content-Length, input terminated."""
+    return client.generic(
+        "POST",
+        path,
+        data,
+        content_type=content_type,
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        # A plain stream: the test client's own refuses reads past the length it was given.
+        **{"wsgi.input_terminated": True, "wsgi.input": io.BytesIO(data)},
+    )
+
+
+def test_chunked_upload_without_content_length_is_read(curator_client, fruit_factory):
+    fruit = fruit_factory()
+    response = chunked(curator_client, images_url(fruit), make_object_png(), "image/png")
+    assert response.status_code == 201
+    assert FruitImage.objects.get().size == len(make_object_png())
+
+
+def test_chunked_upload_over_the_limit_is_413(curator_client, fruit_factory, settings):
+    fruit = fruit_factory()
+    png = make_object_png()
+    settings.FRUITCATALOG_MAX_UPLOAD_BYTES = len(png) - 1
+    response = chunked(curator_client, images_url(fruit), png, "image/png")
+    assert response.status_code == 413
+    assert "detail" in response.json()
+    assert not FruitImage.objects.exists()

@@ -67,6 +67,7 @@ _DECODER_ERRORS = (OSError, SyntaxError, ValueError, struct.error, EOFError, Ind
 _SIXTEEN_BIT_MODES = frozenset({"I;16", "I;16B", "I;16L", "I;16N"})
 _QUANTIZE = bytes(value >> 4 for value in range(256))
 _WHITE = (255, 255, 255)
+_PNG_END = b"IEND\xaeB`\x82"  # the IEND chunk's type and its (constant) CRC
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,7 @@ def _open_checked(data: bytes, max_pixels: int) -> _Opened:
             f"The file is not consistently one image type ({content_type} by its signature, "
             f"{pillow_format} by its structure)."
         )
+    _check_complete(data, pillow_format)
     frame_count = getattr(image, "n_frames", 1)
     width, height = image.size
     pixels = width * height * frame_count
@@ -220,6 +222,22 @@ def _open_checked(data: bytes, max_pixels: int) -> _Opened:
         extension=EXTENSIONS[pillow_format],
     )
     return _Opened(image, info, orientation)
+
+
+def _check_complete(data: bytes, pillow_format: str) -> None:
+    """Refuse files cut short where decoding alone would not notice.
+
+    Pillow decodes a PNG that lost its last chunks and a GIF that lost its trailer; a JPEG or
+    WebP cut short fails to decode anyway.
+    """
+    if pillow_format == "PNG":
+        # Walks every chunk up to IEND checking CRCs (truncation raises); decodes no pixels.
+        Image.open(io.BytesIO(data), formats=["PNG"]).verify()
+        # verify() stops at IEND's header; the chunk's CRC, a constant, must be there too.
+        if _PNG_END not in data:
+            raise ImageError("The file is truncated or corrupt.")
+    elif pillow_format == "GIF" and not data.endswith(b"\x3b"):
+        raise ImageError("The file is truncated or corrupt.")
 
 
 def _orientation(image: Image.Image) -> int:

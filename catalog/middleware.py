@@ -26,7 +26,10 @@ class ChunkedBodyMiddleware:
             and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
         ):
             limit = settings.FRUITCATALOG_MAX_UPLOAD_BYTES
-            body = meta["wsgi.input"].read(limit + 1)
+            try:
+                body = meta["wsgi.input"].read(limit + 1)
+            except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
+                return JsonResponse({"detail": "Malformed chunked request body."}, status=400)
             if len(body) > limit:
                 return JsonResponse(
                     {"detail": f"The request body is larger than the limit of {limit} bytes."},

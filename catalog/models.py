@@ -6,11 +6,11 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
-from django.db.models.functions import Coalesce, Length, Lower
+from django.db.models.functions import Coalesce, Length
 from django.urls import reverse
 
 from catalog import imaging
-from catalog.search import fold, search_document
+from catalog.search import fold, name_key, search_document
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 
@@ -213,19 +213,26 @@ class FruitSynonym(models.Model):
 
     fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="synonyms")
     name = models.CharField(max_length=200)
+    # Text, not CharField(200): casefolding can lengthen a name ("ß" becomes "ss").
+    name_key = models.TextField(editable=False)
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["position", "pk"]
         constraints = [
             models.UniqueConstraint(
-                "fruit", Lower("name"), name="fruitsynonym_unique_name_per_fruit"
+                fields=["fruit", "name_key"], name="fruitsynonym_unique_name_key_per_fruit"
             ),
             models.CheckConstraint(condition=~Q(name=""), name="fruitsynonym_name_not_empty"),
         ]
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        """Keep the uniqueness key in step with the name, then save."""
+        self.name_key = name_key(self.name)
+        super().save(*args, **kwargs)
 
 
 class FruitImage(ThumbnailedImage):

@@ -10,6 +10,15 @@ def fold(text: str) -> str:
     return stripped.casefold()
 
 
+def name_key(name: str) -> str:
+    """The key under which two names are the same: trimmed and casefolded ("Straße" = "STRASSE").
+
+    Computed here, stored, and made unique in the database, so the database's own case rules
+    (PostgreSQL's `LOWER()` depends on the locale) never disagree with validation.
+    """
+    return name.strip().casefold()
+
+
 def search_document(*parts: object) -> str:
     """Join the folded, non-empty parts into one text column that `contains` lookups can scan.
 

@@ -5,6 +5,7 @@ from django.db.models import Max
 from rest_framework.exceptions import ValidationError
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitSynonym
+from catalog.search import name_key
 
 # Concurrent creates may pick the same "maximum + 1"; the loser retries with a fresh maximum.
 CATALOG_NUMBER_ATTEMPTS = 20
@@ -22,7 +23,8 @@ def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
     """Replace the fruit's synonyms with `names` (already cleaned), keeping their order."""
     FruitSynonym.objects.filter(fruit=fruit).delete()
     FruitSynonym.objects.bulk_create(
-        FruitSynonym(fruit=fruit, name=name, position=index) for index, name in enumerate(names)
+        FruitSynonym(fruit=fruit, name=name, name_key=name_key(name), position=index)
+        for index, name in enumerate(names)
     )
 
 

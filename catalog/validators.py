@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from catalog import imaging
+from catalog.search import name_key
 
 SYNONYMS_MAX = 100
 TEXT_MAX = 200
@@ -14,14 +15,14 @@ def clean_synonyms(names, *, fruit_name: str) -> list[str]:
     if len(names) > SYNONYMS_MAX:
         raise ValidationError(f"Ensure this field has no more than {SYNONYMS_MAX} elements.")
     cleaned, seen = [], set()
-    own_name = fruit_name.strip().casefold()
+    own_name = name_key(fruit_name)
     for raw in names:
         name = raw.strip()
         if not name:
             raise ValidationError("A synonym may not be blank.")
         if len(name) > TEXT_MAX:
             raise ValidationError(f"A synonym has at most {TEXT_MAX} characters: {name[:40]!r}…")
-        key = name.casefold()
+        key = name_key(name)
         if key == own_name:
             raise ValidationError(f"{name!r} is the fruit's own name, not a synonym.")
         if key in seen:

@@ -337,3 +337,24 @@ def test_json_body_over_djangos_limit_is_413(curator_client, settings):
     assert response.status_code == 413
     assert "detail" in response.json()
     assert not Fruit.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("synonyms", "same"),
+    [(["i", "İ"], False), (["Straße", "STRASSE"], True), (["ǅ", "ǆ"], True)],
+    ids=["dotted-i", "sharp-s", "digraph"],
+)
+def test_synonyms_equal_under_unicode_case_folding_are_one_rule_on_every_database(
+    curator_client, fruit_factory, synonyms, same
+):
+    fruit = fruit_factory(name="Apfel")
+    patched = curator_client.patch(f"{FRUITS}/{fruit.pk}", {"synonyms": synonyms}, format="json")
+    created = curator_client.post(
+        FRUITS, {"name": "Birne", "type": "pear", "synonyms": synonyms}, format="json"
+    )
+    if same:
+        assert (patched.status_code, created.status_code) == (400, 400)
+        assert "synonyms" in patched.json() and "synonyms" in created.json()
+    else:
+        assert (patched.status_code, created.status_code) == (200, 201)
+        assert patched.json()["synonyms"] == created.json()["synonyms"] == synonyms

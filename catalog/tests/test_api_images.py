@@ -92,6 +92,8 @@ HTML = b"<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"
         pytest.param(b"just some text", id="text"),
         pytest.param(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", id="pdf"),
         pytest.param(make_object_png()[:200], id="truncated-png"),
+        pytest.param(make_object_png()[:-12], id="png-without-iend"),
+        pytest.param(make_image_bytes("GIF")[:-1], id="gif-without-trailer"),
         pytest.param(make_image_bytes("JPEG", size=(300, 300))[:600], id="truncated-jpeg"),
         pytest.param(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, id="png-header-only"),
     ],
@@ -354,3 +356,23 @@ def test_chunked_upload_over_the_limit_is_413(curator_client, fruit_factory, set
     assert response.status_code == 413
     assert "detail" in response.json()
     assert not FruitImage.objects.exists()
+
+
+class BrokenChunkedInput(io.RawIOBase):
+    """What a WSGI server's input raises on a malformed chunked body."""
+
+    def read(self, size=-1):
+        raise OSError("Invalid chunk size")
+
+
+def test_malformed_chunked_body_is_400_not_500(anon_client):
+    response = anon_client.generic(
+        "GET",
+        "/api/v1/fruits",
+        b"",
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input_terminated": True, "wsgi.input": BrokenChunkedInput()},
+    )
+    assert response.status_code == 400
+    assert response.json() == {"detail": "Malformed chunked request body."}

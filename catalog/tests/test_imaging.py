@@ -656,12 +656,21 @@ def test_unsupported_files_are_rejected_by_inspection_and_thumbnailing(data, mes
         make_thumbnail(data)
 
 
-@pytest.mark.parametrize("image_format", ["JPEG", "PNG"])
-def test_truncated_files_pass_the_header_check_but_are_rejected_when_decoded(image_format):
-    data = encode(textured_photo((400, 300), (50, 50, 350, 250)), image_format)
+def test_truncated_jpegs_pass_the_header_check_but_are_rejected_when_decoded():
+    data = encode(textured_photo((400, 300), (50, 50, 350, 250)), "JPEG")
     truncated = data[: len(data) * 2 // 3]
 
     inspect_image(truncated)
+    with pytest.raises(ImageError, match="truncated or corrupt"):
+        make_thumbnail(truncated)
+
+
+def test_truncated_pngs_are_rejected_by_the_chunk_walk_before_decoding():
+    data = encode(textured_photo((400, 300), (50, 50, 350, 250)), "PNG")
+    truncated = data[: len(data) * 2 // 3]
+
+    with pytest.raises(ImageError, match="truncated or corrupt"):
+        inspect_image(truncated)
     with pytest.raises(ImageError, match="truncated or corrupt"):
         make_thumbnail(truncated)
 
@@ -864,3 +873,15 @@ def test_jpeg_is_decoded_at_reduced_scale_and_again_finer_only_for_a_small_crop(
     make_thumbnail(encode(textured_photo((2400, 1800), object_box), "JPEG", quality=90))
 
     assert used == scales
+
+
+@pytest.mark.parametrize("cut", [1, 12, 20])
+@pytest.mark.parametrize("fmt", ["PNG", "GIF"])
+def test_files_missing_their_last_bytes_are_rejected(fmt, cut):
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(buffer, format=fmt)
+    data = buffer.getvalue()[:-cut]
+    with pytest.raises(imaging.ImageError):
+        imaging.inspect_image(data)
+    with pytest.raises(imaging.ImageError):
+        imaging.make_thumbnail(data)

@@ -7,6 +7,15 @@ class ModelPermissionsOrReadOnly(permissions.DjangoModelPermissionsOrAnonReadOnl
     """Anyone reads; writes need the `add_`/`change_`/`delete_` permission of the view's model."""
 
 
+class IsStaffOrReadOnly(permissions.BasePermission):
+    """Anyone may ask (OPTIONS); only staff may act: operations such as the thumbnail backfill."""
+
+    def has_permission(self, request, view):
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_staff)
+
+
 class ParentChangePermission(permissions.BasePermission):
     """Anyone reads a sub-resource; writing it needs `change_` on the parent model.
 

@@ -94,8 +94,9 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     parameters = operation.get("parameters", [])
     if any(parameter["in"] == "query" for parameter in parameters):
         codes.append("400")
+    is_public = operation.get("security") in (None, [], [{}])
     if method in WRITE_METHODS:
-        codes += ["400", "401", "403"]
+        codes += ["400"] if is_public else ["400", "401", "403"]
         if "{" in path:
             codes.append("404")
     if method == "delete":

@@ -1,7 +1,6 @@
 """The API router: both apps' resources under /api/v1, each path with an optional trailing slash."""
 
 from django.urls import re_path
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.routers import SimpleRouter
 
 from catalog.views import (
@@ -10,6 +9,7 @@ from catalog.views import (
     FruitImageViewSet,
     FruitViewSet,
     HealthView,
+    TokenView,
 )
 from publications import views as publication_views
 
@@ -42,7 +42,7 @@ fruit_image_thumbnail = FruitImageViewSet.as_view({"get": "thumbnail"})
 
 urlpatterns = [
     route("health", HealthView.as_view(), "api-health"),
-    route("auth/token", ObtainAuthToken.as_view(), "auth-token"),
+    route("auth/token", TokenView.as_view(), "auth-token"),
     route(rf"fruits/(?P<id>{ID})/images", fruit_images, "fruit-image-list"),
     route(rf"fruits/(?P<id>{ID})/images/(?P<imageId>{ID})", fruit_image, "fruit-image-detail"),
     route(

@@ -3,17 +3,17 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from catalog.exceptions import json_not_found
-from catalog.views import RootHealthView
+from catalog.views import RootHealthView, SchemaView
 
 urlpatterns = [
     # A newcomer opening the bare address lands on the API documentation.
     path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False)),
     path("admin/", admin.site.urls),
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
-    re_path(r"^api/v1/schema/?$", SpectacularAPIView.as_view(), name="schema"),
+    re_path(r"^api/v1/schema/?$", SchemaView.as_view(), name="schema"),
     re_path(
         r"^api/v1/docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"
     ),

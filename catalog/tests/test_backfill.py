@@ -143,3 +143,7 @@ def test_two_concurrent_runs_never_process_the_same_image(fruit_factory):
         generated.append(int(lines[0].split()[1]) if lines else 0)  # none: the other run did all
     assert sum(generated) == count, outputs
     assert FruitImage.objects.missing_thumbnail().count() == 0
+
+
+def test_endpoint_options_is_public(anon_client):
+    assert anon_client.options("/api/v1/admin/backfill-thumbnails").status_code == 200

@@ -86,3 +86,21 @@ def test_every_operation_anonymously(case):
 def test_every_operation_as_a_curator(case, curator):
     token, _ = Token.objects.get_or_create(user=curator)
     case.call_and_validate(headers={"Authorization": f"Token {token.key}"}, checks=CHECKS)
+
+
+def test_methods_the_schema_does_not_allow_answer_json_405(anon_client):
+    response = anon_client.post("/api/v1/schema")
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/json"
+    assert "detail" in response.json()
+
+
+def test_schema_documents_what_the_api_answers(anon_client):
+    accept = "application/vnd.oai.openapi+json"
+    schema = anon_client.get("/api/v1/schema", HTTP_ACCEPT=accept).json()
+    token = schema["paths"]["/api/v1/auth/token"]["post"]
+    assert "401" not in token["responses"] and "403" not in token["responses"]
+    report = schema["components"]["schemas"]["BackfillReport"]
+    assert set(report["required"]) == {"fruit_images", "publication_fruit_images"}
+    created = schema["paths"]["/api/v1/fruits"]["post"]["responses"]["201"]
+    assert created["content"]["application/json"]["schema"]["$ref"].endswith("/FruitDetail")

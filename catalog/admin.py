@@ -23,7 +23,7 @@ from catalog.forms import (
     SynonymFormSet,
 )
 from catalog.models import Fruit, FruitImage, FruitSynonym
-from catalog.search import fold
+from catalog.search import search_query
 from catalog.services import CATALOG_NUMBER_ATTEMPTS, next_catalog_number
 from catalog.validators import SYNONYMS_MAX
 
@@ -397,7 +397,7 @@ class FruitImageAdmin(
 
     def get_search_results(self, request, queryset, search_term):
         """Match the fruit's folded search column, as the fruit list does."""
-        folded = fold(search_term.strip())
+        folded = search_query(search_term)
         if not folded:
             return queryset, False
         return queryset.filter(fruit__search_text__contains=folded), False

@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce, Length
 from django.urls import reverse
 
 from catalog import imaging
-from catalog.search import fold, name_key, search_document
+from catalog.search import name_key, search_document, search_query
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 
@@ -145,7 +145,7 @@ class FruitQuerySet(models.QuerySet):
 
     def search(self, query: str):
         """Substring match on name, synonyms and catalog number, ignoring case and accents."""
-        folded = fold(query.strip())
+        folded = search_query(query)
         if not folded:
             return self
         return self.filter(search_text__contains=folded)

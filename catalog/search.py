@@ -19,9 +19,18 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
-def search_document(*parts: object) -> str:
-    """Join the folded, non-empty parts into one text column that `contains` lookups can scan.
+# Between the parts of a search document: a control character no name contains and
+# `search_query` removes, so a match never spans two parts.
+PART_SEPARATOR = "\x1f"
 
-    A newline separates the parts so a match never spans two of them (queries are single-line).
-    """
-    return "\n".join(fold(str(part)) for part in parts if part not in (None, ""))
+
+def search_document(*parts: object) -> str:
+    """Join the folded, non-empty parts into one text column that `contains` lookups can scan."""
+    return PART_SEPARATOR.join(
+        fold(str(part)).replace(PART_SEPARATOR, " ") for part in parts if part not in (None, "")
+    )
+
+
+def search_query(text: str) -> str:
+    """A user's search text folded like the documents, without the part separator."""
+    return fold(text.strip()).replace(PART_SEPARATOR, "")

@@ -24,7 +24,7 @@ from catalog.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from catalog.search import fold
+from catalog.search import search_query
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
@@ -271,7 +271,7 @@ class PublicationFruitImageInline(ImageMetadataMixin, admin.TabularInline):
 
 def search_links(queryset, search_term: str, prefix: str = ""):
     """Links (or rows hanging on one) whose publication or fruit matches, folded like the API."""
-    folded = fold(search_term.strip())
+    folded = search_query(search_term)
     if not folded:
         return queryset
     return queryset.filter(

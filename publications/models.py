@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from catalog import imaging
 from catalog.models import Fruit, ThumbnailedImage, ThumbnailedImageQuerySet
-from catalog.search import fold, search_document
+from catalog.search import search_document, search_query
 
 TITLE_MAX = 300
 YEAR_MIN = 1400  # the first printed pomologies are younger; older manuscripts are not catalogued
@@ -36,7 +36,7 @@ class PublicationQuerySet(models.QuerySet):
 
     def search(self, query: str):
         """Substring match on title and authors, ignoring case and accents."""
-        folded = fold(query.strip())
+        folded = search_query(query)
         if not folded:
             return self
         return self.filter(search_text__contains=folded)

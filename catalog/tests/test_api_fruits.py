@@ -358,3 +358,10 @@ def test_synonyms_equal_under_unicode_case_folding_are_one_rule_on_every_databas
     else:
         assert (patched.status_code, created.status_code) == (200, 201)
         assert patched.json()["synonyms"] == created.json()["synonyms"] == synonyms
+
+
+def test_search_never_matches_across_name_and_synonyms(anon_client, fruit_factory):
+    fruit_factory(name="A", synonyms=["b"])
+    assert anon_client.get(FRUITS, {"search": "a\nb"}).json()["count"] == 0
+    assert anon_client.get(FRUITS, {"search": "a\x1fb"}).json()["count"] == 0
+    assert anon_client.get(FRUITS, {"search": "b"}).json()["count"] == 1

@@ -194,7 +194,7 @@ def test_add_publication_with_a_cover(admin_client):
     publication = Publication.objects.get()
     assert bytes(publication.cover_data) == cover
     assert (publication.cover_content_type, publication.cover_size) == ("image/png", len(cover))
-    assert publication.search_text == "deutschlands obstsorten\nmuller, bissmann, lucas"
+    assert publication.search_text == "deutschlands obstsorten\x1fmuller, bissmann, lucas"
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,8 @@
 """Writes that span several catalog models."""
 
+import random
+import time
+
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from rest_framework.exceptions import ValidationError
@@ -7,8 +10,10 @@ from rest_framework.exceptions import ValidationError
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitSynonym
 from catalog.search import name_key
 
-# Concurrent creates may pick the same "maximum + 1"; the loser retries with a fresh maximum.
-CATALOG_NUMBER_ATTEMPTS = 20
+# Concurrent creates may pick the same "maximum + 1"; the loser retries with a fresh maximum,
+# after a short random pause so that writers racing in lockstep spread out.
+CATALOG_NUMBER_ATTEMPTS = 50
+RETRY_PAUSE_SECONDS = 0.002
 
 
 def next_catalog_number() -> int:
@@ -51,6 +56,7 @@ def fruit_create(*, synonym_names: list[str] | None = None, **fields) -> Fruit:
                 raise ValidationError(
                     {"catalog_number": ["fruit with this catalog number already exists."]}
                 ) from None
+            time.sleep(random.uniform(0, RETRY_PAUSE_SECONDS * (attempt + 1)))  # noqa: S311
     raise AssertionError("unreachable")
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import magic
-from PIL import Image, ImageChops, ImageCms, UnidentifiedImageError
+from PIL import Image, ImageChops, ImageCms, ImageMath, UnidentifiedImageError
 
 
 class ImageError(ValueError):
@@ -68,6 +68,11 @@ _SIXTEEN_BIT_MODES = frozenset({"I;16", "I;16B", "I;16L", "I;16N"})
 _QUANTIZE = bytes(value >> 4 for value in range(256))
 _WHITE = (255, 255, 255)
 _PNG_END = b"IEND\xaeB`\x82"  # the IEND chunk's type and its (constant) CRC
+# Entropy-coded data escapes 0xFF, so this pair only ever starts a scan.
+_JPEG_START_OF_SCAN = b"\xff\xda"
+# Progressive encoders write about 10 scans (a phone's MPO twice that); every scan costs a pass
+# over the whole image, so a file of thousands of tiny scans is a CPU bomb within the byte limit.
+MAX_JPEG_SCANS = 100
 
 
 @dataclass(frozen=True)
@@ -202,7 +207,7 @@ def _open_checked(data: bytes, max_pixels: int) -> _Opened:
             f"The file is not consistently one image type ({content_type} by its signature, "
             f"{pillow_format} by its structure)."
         )
-    _check_complete(data, pillow_format)
+    _check_structure(data, pillow_format)
     frame_count = getattr(image, "n_frames", 1)
     width, height = image.size
     pixels = width * height * frame_count
@@ -224,12 +229,14 @@ def _open_checked(data: bytes, max_pixels: int) -> _Opened:
     return _Opened(image, info, orientation)
 
 
-def _check_complete(data: bytes, pillow_format: str) -> None:
-    """Refuse files cut short where decoding alone would not notice.
+def _check_structure(data: bytes, pillow_format: str) -> None:
+    """Refuse what the header check and decoding would let through: cut files, scan bombs.
 
-    Pillow decodes a PNG that lost its last chunks and a GIF that lost its trailer; a JPEG or
-    WebP cut short fails to decode anyway.
+    Pillow decodes a PNG that lost its last chunks and a GIF that lost its trailer (a JPEG or
+    WebP cut short fails to decode anyway), and decodes a JPEG of thousands of scans for minutes.
     """
+    if pillow_format == "JPEG" and data.count(_JPEG_START_OF_SCAN) > MAX_JPEG_SCANS:
+        raise ImageError(f"The JPEG has more than {MAX_JPEG_SCANS} scans.")
     if pillow_format == "PNG":
         # Walks every chunk up to IEND checking CRCs (truncation raises); decodes no pixels.
         Image.open(io.BytesIO(data), formats=["PNG"]).verify()
@@ -237,7 +244,9 @@ def _check_complete(data: bytes, pillow_format: str) -> None:
         if _PNG_END not in data:
             raise ImageError("The file is truncated or corrupt.")
     elif pillow_format == "GIF" and not data.endswith(b"\x3b"):
-        raise ImageError("The file is truncated or corrupt.")
+        raise ImageError(
+            "The GIF does not end with its trailer: it is truncated or has data appended."
+        )
 
 
 def _orientation(image: Image.Image) -> int:
@@ -499,15 +508,21 @@ def _working_copy(image: Image.Image) -> Image.Image:
 
 
 def _grey_to_8bit(image: Image.Image) -> Image.Image:
-    """L image from 16-bit, 32-bit integer or float greyscale."""
+    """L from 16-bit, 32-bit integer or float greyscale; LA when a grey value is transparent."""
     if image.mode == "F":
         return image.convert("L")
     is_sixteen_bit = image.mode in _SIXTEEN_BIT_MODES
+    transparent = image.info.get("transparency")
     image = image.convert("I")
+    alpha = None
+    if isinstance(transparent, int):
+        # A PNG tRNS chunk names one grey sample value as transparent; Pillow keeps no alpha band.
+        alpha = ImageMath.lambda_eval(lambda a: (a["im"] != transparent) * 255, im=image)
     # 16-bit samples map 0-65535 onto 0-255; a 32-bit image whose values fit 8 bits is kept as is.
     if is_sixteen_bit or image.getextrema()[1] > 255:
         image = image.point(lambda value: value * (1 / 256))
-    return image.convert("L")
+    grey = image.convert("L")
+    return grey if alpha is None else Image.merge("LA", (grey, alpha.convert("L")))
 
 
 def _cmyk_to_rgb(image: Image.Image) -> Image.Image:

@@ -5,6 +5,7 @@ PostgreSQL's LOWER() follows the database locale (it folds "İ" to "i"), Python'
 """
 
 from django.db import migrations, models
+from django.db.models.functions import Lower
 
 from catalog.search import name_key
 
@@ -28,6 +29,25 @@ def fill_name_keys(apps, schema_editor):
     FruitSynonym.objects.filter(pk__in=duplicates).delete()
 
 
+def drop_lower_duplicates(apps, schema_editor):
+    """Before the LOWER(name) constraint returns: drop synonyms it would see as duplicates.
+
+    LOWER() is the database's (PostgreSQL's follows its locale), so it is asked, not imitated.
+    """
+    FruitSynonym = apps.get_model("catalog", "FruitSynonym")
+    seen, duplicates = set(), []
+    rows = (
+        FruitSynonym.objects.annotate(lowered=Lower("name"))
+        .order_by("fruit_id", "position", "pk")
+        .values_list("pk", "fruit_id", "lowered")
+    )
+    for pk, fruit_id, lowered in rows.iterator():
+        if (fruit_id, lowered) in seen:
+            duplicates.append(pk)
+        seen.add((fruit_id, lowered))
+    FruitSynonym.objects.filter(pk__in=duplicates).delete()
+
+
 class Migration(migrations.Migration):
     dependencies = [("catalog", "0009_fruit_name_index")]
 
@@ -42,6 +62,8 @@ class Migration(migrations.Migration):
         migrations.RemoveConstraint(
             model_name="fruitsynonym", name="fruitsynonym_unique_name_per_fruit"
         ),
+        # Runs only backwards, between dropping the new constraint and restoring the old one.
+        migrations.RunPython(migrations.RunPython.noop, drop_lower_duplicates),
         migrations.AddConstraint(
             model_name="fruitsynonym",
             constraint=models.UniqueConstraint(

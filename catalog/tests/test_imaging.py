@@ -885,3 +885,39 @@ def test_files_missing_their_last_bytes_are_rejected(fmt, cut):
         imaging.inspect_image(data)
     with pytest.raises(imaging.ImageError):
         imaging.make_thumbnail(data)
+
+
+def test_jpeg_with_thousands_of_scans_is_refused_before_decoding():
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 64), (128, 128, 128)).save(buffer, format="JPEG", progressive=True)
+    data = buffer.getvalue()
+    last_scan = data.rindex(b"\xff\xda")
+    scan = data[last_scan:-2]  # the last scan, up to the end-of-image marker
+    bomb = data[:-2] + scan * 500 + b"\xff\xd9"
+    with pytest.raises(ImageError, match="scans"):
+        inspect_image(bomb)
+    with pytest.raises(ImageError, match="scans"):
+        make_thumbnail(bomb)
+
+
+def test_progressive_jpegs_are_accepted():
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 64), (128, 20, 20)).save(buffer, format="JPEG", progressive=True)
+    assert inspect_image(buffer.getvalue()).format == "JPEG"
+
+
+def test_sixteen_bit_grey_with_a_transparent_value_is_flattened_on_white():
+    image = Image.new("I;16", (200, 100), 0)
+    image.paste(40000, (50, 30, 100, 70))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", transparency=0)
+    thumbnail = Image.open(io.BytesIO(make_thumbnail(buffer.getvalue())))
+    assert thumbnail.size == (60, 50)
+    assert min(thumbnail.getpixel((1, 1))) > 240  # the transparent margin is white, not black
+
+
+def test_gif_with_data_after_its_trailer_is_refused_with_a_true_message():
+    buffer = io.BytesIO()
+    Image.new("RGB", (20, 20), "red").save(buffer, format="GIF")
+    with pytest.raises(ImageError, match="trailer"):
+        inspect_image(buffer.getvalue() + b"PK\x03\x04")

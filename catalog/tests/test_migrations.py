@@ -53,3 +53,22 @@ def test_migrations_reverse_to_the_baseline(migrator):
     migrator.apply_tested_migration(("catalog", "0001_initial"))
     assert "catalog_fruit" not in connection.introspection.table_names()
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_synonym_key_migration_reverses_over_names_lower_would_merge(migrator):
+    state = migrator.apply_initial_migration(("catalog", "0010_fruitsynonym_name_key"))
+    Fruit = state.apps.get_model("catalog", "Fruit")
+    FruitSynonym = state.apps.get_model("catalog", "FruitSynonym")
+    fruit = Fruit.objects.create(name="Apfel", type="apple")
+    # Distinct under casefold (what the application enforces), one under ASCII LOWER().
+    FruitSynonym.objects.create(fruit=fruit, name="Inci", name_key="inci", position=0)
+    FruitSynonym.objects.create(fruit=fruit, name="INCI x", name_key="inci x", position=1)
+    FruitSynonym.objects.create(fruit=fruit, name="inci", name_key="inci ", position=2)
+
+    old = migrator.apply_tested_migration(("catalog", "0009_fruit_name_index"))
+    names = list(
+        old.apps.get_model("catalog", "FruitSynonym").objects.values_list("name", flat=True)
+    )
+    assert sorted(names) == ["INCI x", "Inci"]
+    migrator.reset()

@@ -250,11 +250,9 @@ class FruitSynonymInline(admin.TabularInline):
     classes = ["catalog-compact"]
 
 
-class FruitImageInline(ImageMetadataMixin, admin.TabularInline):
-    """The fruit's images: previews, metadata, uploads and delete boxes, without the bytes."""
+class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
+    """Images as an inline: previews, metadata, uploads and delete boxes, without the bytes."""
 
-    model = FruitImage
-    form = FruitImageInlineForm
     fields = [
         "preview_large",
         "upload",
@@ -278,6 +276,13 @@ class FruitImageInline(ImageMetadataMixin, admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).without_blobs()
+
+
+class FruitImageInline(ThumbnailedImageInline):
+    """The fruit's images."""
+
+    model = FruitImage
+    form = FruitImageInlineForm
 
 
 class FruitChangeList(ChangeList):

@@ -20,6 +20,7 @@ from catalog.admin import (
     BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
     ImageMetadataMixin,
+    ThumbnailedImageInline,
     ThumbnailListFilter,
     no_thumbnail,
     thumbnail_img,
@@ -237,31 +238,11 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
         return getattr(publication, "fruit_count", None)
 
 
-class PublicationFruitImageInline(ImageMetadataMixin, admin.TabularInline):
-    """The images of one linked fruit: previews, metadata, uploads, delete boxes; no bytes read."""
+class PublicationFruitImageInline(ThumbnailedImageInline):
+    """The images of one linked fruit."""
 
     model = PublicationFruitImage
     form = PublicationFruitImageForm
-    fields = [
-        "preview_large",
-        "upload",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "original_link",
-    ]
-    readonly_fields = [
-        "preview_large",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "original_link",
-    ]
-    extra = 1
-    view_on_site = False
-    classes = ["catalog-compact"]
 
     def get_queryset(self, request):
         # The preview URLs name the publication: join the link (without its PDF) rather than

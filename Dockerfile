@@ -19,8 +19,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# collectstatic needs settings that load; the key is used for this build step only.
-RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+RUN python manage.py collectstatic --noinput \
     && useradd --system --uid 10001 --home-dir /app fruitcatalog \
     && chmod +x docker-entrypoint.sh
 

@@ -42,10 +42,11 @@ def env_int(name: str, default: int) -> int:
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
+# Required with debug off: serving (gunicorn, runserver) refuses to start without it, see
+# fruitcatalog/wsgi.py. Commands that sign nothing (migrate, makemigrations, collectstatic,
+# backfill_thumbnails) run without it; Django raises wherever an empty key would be used.
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY is required when DJANGO_DEBUG is off.")
+if not SECRET_KEY and DEBUG:
     SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"  # noqa: S105
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")

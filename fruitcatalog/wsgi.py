@@ -1,9 +1,18 @@
-"""WSGI entry point (gunicorn fruitcatalog.wsgi)."""
+"""WSGI entry point (gunicorn fruitcatalog.wsgi; runserver loads it too)."""
 
 import os
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
 
 application = get_wsgi_application()
+
+# Serving refuses to start without a secret key when debug is off; commands that sign nothing
+# (migrate, makemigrations, collectstatic, backfill_thumbnails) run without one.
+try:
+    settings.SECRET_KEY  # noqa: B018  (Django raises on an empty key when it is read)
+except ImproperlyConfigured:
+    raise ImproperlyConfigured("DJANGO_SECRET_KEY is required when DJANGO_DEBUG is off.") from None

@@ -1,0 +1,40 @@
+"""Settings from the environment: the secret key is required to serve with debug off."""
+
+import os
+import subprocess
+import sys
+
+from django.conf import settings
+
+WITHOUT_KEY = {
+    name: value
+    for name, value in os.environ.items()
+    if name not in {"DJANGO_SECRET_KEY", "DJANGO_DEBUG"}
+}
+
+
+def run(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=settings.BASE_DIR,
+        env={**WITHOUT_KEY, "DATABASE_URL": "sqlite:///:memory:", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_serving_refuses_to_start_without_a_secret_key_when_debug_is_off():
+    result = run("-c", "import fruitcatalog.wsgi")
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY is required when DJANGO_DEBUG is off." in result.stderr
+
+
+def test_serving_starts_with_a_key_or_in_debug():
+    assert run("-c", "import fruitcatalog.wsgi", DJANGO_SECRET_KEY="k").returncode == 0
+    assert run("-c", "import fruitcatalog.wsgi", DJANGO_DEBUG="1").returncode == 0
+
+
+def test_commands_that_sign_nothing_run_without_a_key():
+    result = run("manage.py", "makemigrations", "--check", "--dry-run")
+    assert result.returncode == 0, result.stderr

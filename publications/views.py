@@ -21,6 +21,7 @@ from catalog.validators import validate_image_bytes
 from catalog.views import (
     ID_PATTERN,
     BytesNegotiationMixin,
+    UploadFormMixin,
     image_blob,
     save_uploaded_image,
     thumbnail_blob,
@@ -297,6 +298,7 @@ class PublicationFruitDescriptionViewSet(
 @extend_schema(parameters=[PUBLICATION_ID])
 class PublicationFruitImageViewSet(
     PublicationChildMixin,
+    UploadFormMixin,
     BytesNegotiationMixin,
     mixins.ListModelMixin,
     mixins.DestroyModelMixin,
@@ -306,6 +308,7 @@ class PublicationFruitImageViewSet(
 
     queryset = PublicationFruitImage.objects.with_link()
     serializer_class = PublicationFruitImageSerializer
+    upload_serializer_class = PublicationFruitImageUploadSerializer
     filterset_class = PublicationFruitImageFilter
     filter_backends = [DjangoFilterBackend]
     # Multipart only: the upload needs the `fruit` field next to the file.
@@ -340,11 +343,7 @@ class PublicationFruitImageViewSet(
         upload.is_valid(raise_exception=True)
         image = PublicationFruitImage(link=upload.validated_data["fruit"])
         save_uploaded_image(image, upload.validated_data["image"].read())
-        return Response(
-            self.get_serializer(image).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": request.build_absolute_uri(image.get_absolute_url())},
-        )
+        return self.created_response(image)
 
     @extend_schema(summary="Get the image bytes", parameters=[IMG_ID], responses=BINARY_RESPONSE)
     def retrieve(self, request, *args, **kwargs):

@@ -33,3 +33,10 @@ def test_health_is_503_when_the_database_is_unreachable(anon_client, path):
 def test_health_ignores_credentials(anon_client):
     anon_client.credentials(HTTP_AUTHORIZATION="Token garbage")
     assert anon_client.get("/health").status_code == 200
+
+
+@pytest.mark.parametrize("accept", ["text/html", "text/plain", "*/*", "application/xml"])
+def test_health_answers_json_whatever_the_prober_accepts(anon_client, accept):
+    response = anon_client.get("/health", HTTP_ACCEPT=accept)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"

@@ -1,10 +1,14 @@
 """Shared fixtures: API clients per role, in-memory image and PDF makers, small factories."""
 
 import io
+import re
+from contextlib import contextmanager
 
 import factory
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from PIL import Image
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -50,6 +54,37 @@ def make_pdf_bytes(pages=1) -> bytes:
     frames = [Image.new("RGB", (200, 280), "white") for _ in range(pages)]
     frames[0].save(buffer, format="PDF", save_all=True, append_images=frames[1:])
     return buffer.getvalue()
+
+
+# Every byte column of the project: lists, metadata, HEAD and 304 responses must select none.
+BLOB_COLUMNS = ("data", "thumbnail_data", "cover_data", "description_data")
+
+
+def selected_blob_columns(queries) -> set[str]:
+    """The byte columns any SELECT among `queries` reads (`LENGTH(...)` of one is no read)."""
+    found = set()
+    for query in queries:
+        sql = query["sql"]
+        if not sql.lstrip().upper().startswith("SELECT"):
+            continue
+        sql = re.sub(r"LENGTH\([^)]*\)", "", sql, flags=re.IGNORECASE)
+        found.update(column for column in BLOB_COLUMNS if f'"{column}"' in sql)
+    return found
+
+
+@pytest.fixture
+def reads_no_bytes():
+    """A context manager asserting that the block selects no byte column; yields the queries."""
+
+    @contextmanager
+    def check():
+        with CaptureQueriesContext(connection) as captured:
+            yield captured
+        assert selected_blob_columns(captured.captured_queries) == set(), [
+            q["sql"] for q in captured.captured_queries
+        ]
+
+    return check
 
 
 @pytest.fixture(autouse=True)

@@ -21,14 +21,6 @@ IMAGE_CHANGELIST = reverse("admin:catalog_fruitimage_changelist")
 BLOB_COLUMNS = ('"data"', '"thumbnail_data"')
 
 
-@pytest.fixture
-def admin_client(client, django_user_model):
-    """A logged-in superuser; without a password, so no slow password hashing per test."""
-    user = django_user_model.objects.create_superuser("admin", "admin@example.com", None)
-    client.force_login(user)
-    return client
-
-
 def fruit_change_url(fruit):
     """The admin change page of `fruit`."""
     return reverse("admin:catalog_fruit_change", args=[fruit.pk])

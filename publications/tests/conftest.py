@@ -1,17 +1,10 @@
-"""Fixtures of the publications tests: small factories and a check that no bytes are read."""
-
-import re
-from contextlib import contextmanager
+"""Fixtures of the publications tests: small factories."""
 
 import factory
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import publication_link_fruit
-
-BLOB_COLUMNS = ("cover_data", "description_data", "data", "thumbnail_data")
 
 
 class PublicationFactory(factory.django.DjangoModelFactory):
@@ -52,30 +45,3 @@ def add_publication_image(db):
         return PublicationFruitImage.objects.create(link=link, data=data or make_object_png())
 
     return add
-
-
-def selected_blob_columns(queries) -> set[str]:
-    """The byte columns any SELECT among `queries` reads (`LENGTH(...)` of one is no read)."""
-    found = set()
-    for query in queries:
-        sql = query["sql"]
-        if not sql.lstrip().upper().startswith("SELECT"):
-            continue
-        sql = re.sub(r"LENGTH\([^)]*\)", "", sql, flags=re.IGNORECASE)
-        found.update(column for column in BLOB_COLUMNS if f'"{column}"' in sql)
-    return found
-
-
-@pytest.fixture
-def reads_no_bytes():
-    """A context manager asserting that the block selects no byte column; yields the queries."""
-
-    @contextmanager
-    def check():
-        with CaptureQueriesContext(connection) as captured:
-            yield captured
-        assert selected_blob_columns(captured.captured_queries) == set(), [
-            q["sql"] for q in captured.captured_queries
-        ]
-
-    return check

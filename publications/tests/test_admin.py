@@ -16,14 +16,6 @@ IMAGE_CHANGELIST = reverse("admin:publications_publicationfruitimage_changelist"
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
 
 
-@pytest.fixture
-def admin_client(client, django_user_model):
-    """A logged-in superuser; without a password, so no password hashing per test."""
-    user = django_user_model.objects.create_superuser("admin", "admin@example.com", None)
-    client.force_login(user)
-    return client
-
-
 def publication_url(publication):
     """The admin change page of `publication`."""
     return reverse("admin:publications_publication_change", args=[publication.pk])

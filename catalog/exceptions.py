@@ -4,11 +4,12 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import ProtectedError, RestrictedError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
-from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from catalog.parsers import UploadTooLarge
 
 
 class Conflict(exceptions.APIException):
@@ -17,16 +18,6 @@ class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "The change would lose linked data."
     default_code = "conflict"
-
-
-class RequestTooLarge(exceptions.APIException):
-    """A request body (JSON, form fields) over Django's DATA_UPLOAD_MAX_MEMORY_SIZE."""
-
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "request_too_large"
-
-    def __init__(self, limit: int):
-        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
 
 
 def protection_message(error: ProtectedError | RestrictedError) -> str:
@@ -60,7 +51,7 @@ def exception_handler(exc, context):
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()  # one message for every 404, as the contract shows
     elif isinstance(exc, RequestDataTooBig):
-        exc = RequestTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        exc = UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError(str(exc) or "Bad request.")
     return drf_exception_handler(exc, context)
@@ -69,11 +60,4 @@ def exception_handler(exc, context):
 @csrf_exempt
 def json_not_found(request, *args, **kwargs):
     """Any unknown path under /api/: DRF's JSON 404, whatever the method."""
-    from rest_framework.renderers import JSONRenderer
-
-    response = Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
-    response.accepted_renderer = JSONRenderer()
-    response.accepted_media_type = "application/json"
-    response.renderer_context = {}
-    response.render()
-    return response
+    return JsonResponse({"detail": "Not found."}, status=404)

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.http import JsonResponse
 
+from catalog.parsers import UploadTooLarge
+
 
 class ChunkedBodyMiddleware:
     """Make a chunked request body readable, or answer 413 when it turns out over the limit.
@@ -31,10 +33,7 @@ class ChunkedBodyMiddleware:
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
                 return JsonResponse({"detail": "Malformed chunked request body."}, status=400)
             if len(body) > limit:
-                return JsonResponse(
-                    {"detail": f"The request body is larger than the limit of {limit} bytes."},
-                    status=413,
-                )
+                return JsonResponse({"detail": UploadTooLarge(limit).detail}, status=413)
             meta["CONTENT_LENGTH"] = str(len(body))
             request._stream = LimitedStream(io.BytesIO(body), len(body))
         return self.get_response(request)

@@ -98,6 +98,9 @@ class ThumbnailedImage(models.Model):
         # Deferred `data` means this instance was loaded for metadata only: nothing to refresh.
         if "data" in self.get_deferred_fields():
             return False
+        # Bytes that refresh_metadata() just measured (an upload) need no second hash.
+        if self.data is getattr(self, "_measured_data", None):
+            return False
         return self.sha256 != hashlib.sha256(bytes(self.data)).hexdigest()
 
     def refresh_metadata(self):
@@ -109,6 +112,7 @@ class ThumbnailedImage(models.Model):
         self.width = info.width
         self.height = info.height
         self.size = len(data)
+        self._measured_data = data
         self.sha256 = hashlib.sha256(data).hexdigest()
 
     def refresh_thumbnail(self):

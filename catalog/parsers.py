@@ -16,7 +16,7 @@ class SafeJSONParser(parsers.JSONParser):
 
 
 class UploadTooLarge(APIException):
-    """The request body is larger than the upload limit."""
+    """The request body is larger than a limit (the upload limit, Django's memory limit)."""
 
     status_code = 413
     default_code = "upload_too_large"

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, connection, transaction
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -39,6 +40,28 @@ FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit
 IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")
 
 
+class ReadBackMixin:
+    """Answer a create or update with the row read back through `get_queryset()`.
+
+    The saved instance lacks the list annotations and prefetches the representation needs; a
+    create also answers with the new row's `Location`.
+    """
+
+    def write(self, serializer):
+        """Store the validated data; return the saved instance."""
+        return serializer.save()
+
+    def perform_create(self, serializer):
+        serializer.instance = self.get_queryset().get(pk=self.write(serializer).pk)
+
+    perform_update = perform_create
+
+    def get_success_headers(self, data):
+        lookup = self.lookup_url_kwarg or self.lookup_field
+        path = reverse(f"{self.basename}-detail", kwargs={lookup: data["id"]})
+        return {"Location": self.request.build_absolute_uri(path)}
+
+
 @extend_schema_view(
     list=extend_schema(summary="List fruits"),
     create=extend_schema(summary="Create a fruit", responses={201: FruitDetailSerializer}),
@@ -50,7 +73,7 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
         description="409 while a publication links the fruit.",
     ),
 )
-class FruitViewSet(viewsets.ModelViewSet):
+class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
     """Fruits of the catalog."""
 
     queryset = Fruit.objects.with_list_data().in_catalog_order()
@@ -67,31 +90,10 @@ class FruitViewSet(viewsets.ModelViewSet):
     def get_serializer_class(self):
         return FruitSerializer if self.action == "list" else FruitDetailSerializer
 
-    def perform_create(self, serializer):
-        serializer.instance = fruit_create(**serializer.validated_data)
-
-    def perform_update(self, serializer):
-        serializer.instance = fruit_update(fruit=serializer.instance, **serializer.validated_data)
-
-    def create(self, request, *args, **kwargs):
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        self.perform_create(serializer)
-        fruit = self.get_queryset().get(pk=serializer.instance.pk)
-        return Response(
-            self.get_serializer(fruit).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": request.build_absolute_uri(fruit.get_absolute_url())},
-        )
-
-    def update(self, request, *args, **kwargs):
-        partial = kwargs.pop("partial", False)
-        serializer = self.get_serializer(self.get_object(), data=request.data, partial=partial)
-        serializer.is_valid(raise_exception=True)
-        self.perform_update(serializer)
-        return Response(
-            self.get_serializer(self.get_queryset().get(pk=serializer.instance.pk)).data
-        )
+    def write(self, serializer):
+        if serializer.instance is None:
+            return fruit_create(**serializer.validated_data)
+        return fruit_update(fruit=serializer.instance, **serializer.validated_data)
 
 
 class BytesNegotiationMixin:

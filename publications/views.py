@@ -21,6 +21,7 @@ from catalog.validators import validate_image_bytes
 from catalog.views import (
     ID_PATTERN,
     BytesNegotiationMixin,
+    ReadBackMixin,
     UploadFormMixin,
     image_blob,
     save_uploaded_image,
@@ -67,7 +68,7 @@ class PublicationChildMixin:
         parameters=[PUBLICATION_ID],
     ),
 )
-class PublicationViewSet(viewsets.ModelViewSet):
+class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
     """Publications with the fruits they describe."""
 
     queryset = Publication.objects.with_list_data().in_default_order()
@@ -75,24 +76,6 @@ class PublicationViewSet(viewsets.ModelViewSet):
     filterset_class = PublicationFilter
     lookup_url_kwarg = "id"
     lookup_value_regex = ID_PATTERN
-
-    def create(self, request, *args, **kwargs):
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        publication = self.get_queryset().get(pk=serializer.save().pk)
-        return Response(
-            self.get_serializer(publication).data,
-            status=status.HTTP_201_CREATED,
-            headers={"Location": request.build_absolute_uri(publication.get_absolute_url())},
-        )
-
-    def update(self, request, *args, **kwargs):
-        partial = kwargs.pop("partial", False)
-        serializer = self.get_serializer(self.get_object(), data=request.data, partial=partial)
-        serializer.is_valid(raise_exception=True)
-        # Read back with the list data: the saved instance lost its prefetched links.
-        publication = self.get_queryset().get(pk=serializer.save().pk)
-        return Response(self.get_serializer(publication).data)
 
 
 @extend_schema(parameters=[PUBLICATION_ID])

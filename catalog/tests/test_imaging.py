@@ -137,6 +137,28 @@ def mean_difference(first, second):
     return statistics.fmean(ImageStat.Stat(ImageChops.difference(first, second)).mean)
 
 
+def icc_profile(classes: bytes, white_point: bytes, tags) -> bytes:
+    """An ICC v2 profile: `classes` is device class, colour space and PCS (12 bytes)."""
+    offset = 128 + 4 + 12 * len(tags)
+    table, body = struct.pack(">I", len(tags)), b""
+    for signature, tag in tags:
+        table += signature + struct.pack(">II", offset + len(body), len(tag))
+        body += tag
+    header = (
+        struct.pack(">I", offset + len(body))
+        + b"lcms"
+        + bytes([2, 0x10, 0, 0])
+        + classes
+        + bytes(12)
+        + b"acsp"
+        + bytes(24)
+        + bytes(4)
+        + white_point
+        + bytes(48)
+    )
+    return header + table + body
+
+
 def cmyk_profile(cyan_as):
     """A minimal ICC v2 CMYK profile (lut8 A2B0 to Lab) printing pure cyan ink as ``cyan_as``."""
     srgb_to_lab = ImageCms.buildTransformFromOpenProfiles(
@@ -160,24 +182,7 @@ def cmyk_profile(cyan_as):
     a2b0 = b"mft1" + bytes(4) + bytes([4, 3, 2, 0]) + matrix + identity * 4 + corners + identity * 3
     white_point = struct.pack(">iii", 63190, 65536, 54061)
     tags = [(b"A2B0", a2b0 + bytes(-len(a2b0) % 4)), (b"wtpt", b"XYZ " + bytes(4) + white_point)]
-    offset = 128 + 4 + 12 * len(tags)
-    table, body = struct.pack(">I", len(tags)), b""
-    for signature, tag in tags:
-        table += signature + struct.pack(">II", offset + len(body), len(tag))
-        body += tag
-    header = (
-        struct.pack(">I", offset + len(body))
-        + b"lcms"
-        + bytes([2, 0x10, 0, 0])
-        + b"prtrCMYKLab "
-        + bytes(12)
-        + b"acsp"
-        + bytes(24)
-        + bytes(4)
-        + white_point
-        + bytes(48)
-    )
-    return header + table + body
+    return icc_profile(b"prtrCMYKLab ", white_point, tags)
 
 
 # --- the contract -----------------------------------------------------------------------------
@@ -532,24 +537,7 @@ def rgb_profile_swapping_red_and_green():
         (b"bTRC", gamma),
         (b"wtpt", xyz(white_point)),
     ]
-    offset = 128 + 4 + 12 * len(tags)
-    table, body = struct.pack(">I", len(tags)), b""
-    for signature, tag in tags:
-        table += signature + struct.pack(">II", offset + len(body), len(tag))
-        body += tag
-    header = (
-        struct.pack(">I", offset + len(body))
-        + b"lcms"
-        + bytes([2, 0x10, 0, 0])
-        + b"mntrRGB XYZ "
-        + bytes(12)
-        + b"acsp"
-        + bytes(24)
-        + bytes(4)
-        + xyz(white_point)[8:]
-        + bytes(48)
-    )
-    return header + table + body
+    return icc_profile(b"mntrRGB XYZ ", xyz(white_point)[8:], tags)
 
 
 def test_rgb_image_with_a_non_srgb_profile_is_converted_to_srgb():

@@ -1,4 +1,4 @@
-"""Benchmark of catalog.imaging.make_thumbnail against a naive full-resolution Pillow pipeline.
+"""Benchmark of `make_thumbnail` against the naive full-resolution Pillow pipeline.
 
 Run from anywhere: ``python bench/bench_thumbnails.py [--runs 7] [--only 4000x3000]``. Images
 are generated in memory; the script prints one Markdown table per section and exits 1 when a
@@ -18,16 +18,20 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from PIL import Image, ImageChops, ImageDraw, ImageOps, ImageStat
+from PIL import Image, ImageChops, ImageDraw
 
-from catalog import imaging
+from fruitcatalog.blobs import imaging
+from fruitcatalog.blobs.tests.reference import (
+    mean_difference,
+    naive_thumbnail,
+    naive_thumbnail_image,
+)
 
 MAX_BOX_DIFFERENCE = 3
 MAX_MEAN_PIXEL_DIFFERENCE = 2.0
@@ -42,50 +46,6 @@ class Case:
     min_speedup: float
     max_peak_mb: float | None = None
     max_peak_vs_naive: float | None = None
-
-
-def naive_thumbnail(data: bytes) -> bytes:
-    """The straightforward pipeline at full resolution, following the same thumbnail rules."""
-    image, _ = naive_thumbnail_image(data)
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=imaging.THUMBNAIL_QUALITY)
-    return out.getvalue()
-
-
-def naive_thumbnail_image(data: bytes) -> tuple[Image.Image, tuple[int, int, int, int]]:
-    """The naive thumbnail before JPEG encoding, and its crop box."""
-    image = ImageOps.exif_transpose(Image.open(io.BytesIO(data)))
-    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
-        image = image.convert("RGBA")
-        box = image.getchannel("A").getbbox() or (0, 0, *image.size)
-        white = Image.new("RGBA", image.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(white, image).convert("RGB")
-    else:
-        image = image.convert("RGB")
-        background = Image.new("RGB", image.size, _border_colour(image))
-        difference = ImageChops.difference(image, background)
-        mask = difference.point(lambda v: 255 if v > imaging.BACKGROUND_TOLERANCE else 0)
-        box = mask.getbbox() or (0, 0, *image.size)
-    box = imaging.pad_box(box, image.size, imaging.THUMBNAIL_PADDING)
-    image = image.crop(box)
-    image.thumbnail((imaging.THUMBNAIL_MAX_SIDE,) * 2, Image.Resampling.LANCZOS)
-    return image, box
-
-
-def _border_colour(image: Image.Image) -> tuple[int, ...]:
-    """The thumbnail rule's background: median of the busiest 16-level bucket of border colours."""
-    width, height = image.size
-    strips = [
-        (0, 0, width, 1),
-        (0, height - 1, width, height),
-        (0, 0, 1, height),
-        (width - 1, 0, width, height),
-    ]
-    pixels = [pixel for strip in strips for pixel in image.crop(strip).get_flattened_data()]
-    buckets = Counter(tuple(value // 16 for value in pixel) for pixel in pixels)
-    dominant = buckets.most_common(1)[0][0]
-    members = [pixel for pixel in pixels if tuple(value // 16 for value in pixel) == dominant]
-    return tuple(sorted(channel)[len(channel) // 2] for channel in zip(*members, strict=True))
 
 
 # --- generated images -------------------------------------------------------------------------
@@ -253,16 +213,8 @@ def equivalence(data: bytes) -> tuple[int, float, float]:
     box_difference = max(abs(a - b) for a, b in zip(box, naive_box, strict=True))
     return (
         box_difference,
-        _mean_difference(ours, naive),
-        _mean_difference(encoded_ours, encoded_naive),
-    )
-
-
-def _mean_difference(ours: Image.Image, naive: Image.Image) -> float:
-    if ours.size != naive.size:
-        ours = ours.resize(naive.size, Image.Resampling.LANCZOS)
-    return statistics.fmean(
-        ImageStat.Stat(ImageChops.difference(ours.convert("RGB"), naive.convert("RGB"))).mean
+        mean_difference(ours, naive),
+        mean_difference(encoded_ours, encoded_naive),
     )
 
 

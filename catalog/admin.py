@@ -5,16 +5,11 @@ Lists stay fast on large tables: the fruit changelist takes its image column fro
 byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints.
 """
 
-from django.contrib import admin, messages
-from django.contrib.admin.utils import NestedObjects, quote
+from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
-from django.db import IntegrityError, models, router, transaction
-from django.template.defaultfilters import filesizeformat
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.text import capfirst
 
-from catalog.backfill import backfill_thumbnails, result_key
 from catalog.forms import (
     FruitAdminForm,
     FruitImageAdminForm,
@@ -23,219 +18,20 @@ from catalog.forms import (
     SynonymFormSet,
 )
 from catalog.models import Fruit, FruitImage, FruitSynonym
-from catalog.search import search_query
-from catalog.services import CATALOG_NUMBER_ATTEMPTS, next_catalog_number
+from catalog.services import fruit_save
 from catalog.validators import SYNONYMS_MAX
-
-LIST_THUMBNAIL_SIDE = 56  # px; a row stays compact while the fruit is still recognisable
-PREVIEW_SIDE = 120  # px; on change pages, where there is room to look at the crop
-
-
-def thumbnail_img(url: str, side: int = LIST_THUMBNAIL_SIDE):
-    """An `<img>` of a thumbnail endpoint, loaded lazily, scaled by CSS within `side` pixels."""
-    return format_html(
-        '<img src="{}" alt="" width="{}" height="{}" loading="lazy" class="catalog-thumb">',
-        url,
-        side,
-        side,
-    )
-
-
-def no_thumbnail(side: int = LIST_THUMBNAIL_SIDE):
-    """A placeholder the size of a thumbnail, so rows without an image keep their height."""
-    return format_html(
-        '<span class="catalog-thumb catalog-thumb--empty" style="width:{}px;height:{}px"'
-        ' title="No image"></span>',
-        side,
-        side,
-    )
-
-
-def blob_fields(model) -> list[str]:
-    """Names of the model's byte columns."""
-    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.BinaryField)]
-
-
-class BlobDeferringCollector(NestedObjects):
-    """The admin's collector of what a deletion takes along, without reading byte columns.
-
-    Django's own joins each related row's parent in and then loads every column, so confirming
-    the deletion of a fruit would read all its images' bytes (and a publication's, its PDFs').
-    """
-
-    def related_objects(self, related_model, related_fields, objs):
-        queryset = super().related_objects(related_model, related_fields, objs)
-        deferred = blob_fields(related_model)
-        for field in related_fields:
-            deferred += [f"{field.name}__{name}" for name in blob_fields(field.related_model)]
-        return queryset.defer(*deferred) if deferred else queryset
-
-
-class BlobSafeDeletionMixin:
-    """Delete confirmation pages and the "delete selected" action without reading bytes."""
-
-    def get_deleted_objects(self, objs, request):
-        """Django's `get_deleted_objects`, with a collector that defers the byte columns."""
-        objs = list(objs)
-        if not objs:
-            return [], {}, set(), []
-        collector = BlobDeferringCollector(using=router.db_for_write(objs[0]._meta.model))
-        collector.collect(objs)
-        perms_needed = set()
-
-        def format_callback(obj):
-            opts = obj._meta
-            no_edit_link = f"{capfirst(opts.verbose_name)}: {obj}"
-            if not self.admin_site.is_registered(obj.__class__):
-                return no_edit_link
-            model_admin = self.admin_site.get_model_admin(obj.__class__)
-            if not model_admin.has_delete_permission(request, obj):
-                perms_needed.add(opts.verbose_name)
-            try:
-                url = reverse(
-                    f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_change",
-                    args=[quote(obj.pk)],
-                )
-            except NoReverseMatch:
-                return no_edit_link
-            return format_html('{}: <a href="{}">{}</a>', capfirst(opts.verbose_name), url, obj)
-
-        to_delete = collector.nested(format_callback)
-        protected = [format_callback(obj) for obj in collector.protected]
-        model_count = {
-            model._meta.verbose_name_plural: len(rows)
-            for model, rows in collector.model_objs.items()
-        }
-        return to_delete, model_count, perms_needed, protected
-
-
-class AdminAssetsMixin:
-    """The catalog admin's small stylesheet (thumbnail sizing)."""
-
-    class Media:
-        css = {"all": ["catalog/admin.css"]}
-
-
-# The read-only part of an image's change page, shared by fruit and publication fruit images.
-IMAGE_DETAIL_FIELDS = [
-    "preview_large",
-    "original_link",
-    "content_type",
-    "file_size",
-    "dimensions",
-    "thumbnail_status",
-    "sha256",
-    "created_at",
-]
-
-
-class ImageMetadataMixin(AdminAssetsMixin):
-    """Read-only columns of a thumbnailed image, computed from its metadata, never its bytes.
-
-    Subclasses say where the thumbnail and the original are served (`thumbnail_url`,
-    `original_url`); publications reuse this for their fruit images.
-    """
-
-    def thumbnail_url(self, image) -> str:
-        """Path of the image's thumbnail endpoint."""
-        return image.get_thumbnail_url()
-
-    def original_url(self, image) -> str:
-        """Path of the image's bytes endpoint."""
-        return image.get_absolute_url()
-
-    @admin.display(description="Preview")
-    def preview(self, image):
-        """The thumbnail, as the API serves it, list-sized."""
-        if image.pk is None:
-            return self.get_empty_value_display()
-        return thumbnail_img(self.thumbnail_url(image))
-
-    @admin.display(description="Preview")
-    def preview_large(self, image):
-        """The thumbnail, as the API serves it, sized for a change page."""
-        if image.pk is None:
-            return self.get_empty_value_display()
-        return thumbnail_img(self.thumbnail_url(image), PREVIEW_SIDE)
-
-    @admin.display(description="Original")
-    def original_link(self, image):
-        """A link to the stored bytes, in a new tab."""
-        if image.pk is None:
-            return self.get_empty_value_display()
-        return format_html(
-            '<a href="{}" target="_blank" rel="noopener">Open</a>',
-            self.original_url(image),
-        )
-
-    @admin.display(description="Size", ordering="size")
-    def file_size(self, image):
-        """The stored file size, human-readable."""
-        return filesizeformat(image.size) if image.pk else self.get_empty_value_display()
-
-    @admin.display(description="Dimensions", ordering="width")
-    def dimensions(self, image):
-        """Width by height as displayed (after EXIF orientation)."""
-        if image.pk is None:
-            return self.get_empty_value_display()
-        return f"{image.width} \N{MULTIPLICATION SIGN} {image.height}"
-
-    @admin.display(description="Thumbnail", boolean=True, ordering="thumbnail_sha256")
-    def thumbnail_status(self, image):
-        """Whether a thumbnail is stored (unknown on a row not uploaded yet)."""
-        return image.has_thumbnail if image.pk else None
-
-
-class GenerateMissingThumbnailsMixin:
-    """The "Generate missing thumbnails" action, through the same backfill as the command."""
-
-    actions = ["generate_missing_thumbnails"]
-
-    @admin.action(
-        description="Generate missing thumbnails (all images without one)",
-        permissions=["change"],
-    )
-    def generate_missing_thumbnails(self, request, queryset):
-        """Run the backfill for this model and report how many thumbnails were made or failed.
-
-        The backfill's contract is "every image without a thumbnail", so the selection only
-        starts the action; the message says what was actually done.
-        """
-        result = backfill_thumbnails(models=[self.model])[result_key(self.model)]
-        if result.failed:
-            ids = ", ".join(str(pk) for pk in result.failed_ids[:20])
-            more = "…" if len(result.failed_ids) > 20 else ""
-            self.message_user(
-                request,
-                f"Generated {result.generated} missing thumbnail(s); {result.failed} image(s) "
-                f"could not be decoded and were left as they are (ids {ids}{more}).",
-                messages.WARNING,
-            )
-        elif result.generated:
-            self.message_user(
-                request,
-                f"Generated {result.generated} missing thumbnail(s); 0 failed.",
-                messages.SUCCESS,
-            )
-        else:
-            self.message_user(request, "No image was missing a thumbnail.", messages.INFO)
-
-
-class ThumbnailListFilter(admin.SimpleListFilter):
-    """Images with or without a stored thumbnail."""
-
-    title = "thumbnail"
-    parameter_name = "thumbnail"
-
-    def lookups(self, request, model_admin):
-        return [("missing", "Missing"), ("present", "Present")]
-
-    def queryset(self, request, queryset):
-        if self.value() == "missing":
-            return queryset.missing_thumbnail()
-        if self.value() == "present":
-            return queryset.exclude(pk__in=queryset.missing_thumbnail().values("pk"))
-        return queryset
+from fruitcatalog.blobs.admin import (
+    IMAGE_DETAIL_FIELDS,
+    AdminAssetsMixin,
+    BlobSafeDeletionMixin,
+    GenerateMissingThumbnailsMixin,
+    ImageMetadataMixin,
+    ThumbnailedImageInline,
+    ThumbnailListFilter,
+    no_thumbnail,
+    thumbnail_img,
+)
+from fruitcatalog.search import search_query
 
 
 class FruitSynonymInline(admin.TabularInline):
@@ -248,34 +44,6 @@ class FruitSynonymInline(admin.TabularInline):
     extra = 1
     max_num = SYNONYMS_MAX
     classes = ["catalog-compact"]
-
-
-class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
-    """Images as an inline: previews, metadata, uploads and delete boxes, without the bytes."""
-
-    fields = [
-        "preview_large",
-        "upload",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "original_link",
-    ]
-    readonly_fields = [
-        "preview_large",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "original_link",
-    ]
-    extra = 1
-    view_on_site = False  # the "Original" column links the bytes, in a new tab
-    classes = ["catalog-compact"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).without_blobs()
 
 
 class FruitImageInline(ThumbnailedImageInline):
@@ -343,19 +111,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         return getattr(fruit, "image_count", None)
 
     def save_model(self, request, obj, form, change):
-        """Save; an empty catalog number gets the next free one, retried after a lost race."""
-        if obj.catalog_number is not None:
-            super().save_model(request, obj, form, change)
-            return
-        for attempt in range(CATALOG_NUMBER_ATTEMPTS):
-            obj.catalog_number = next_catalog_number()
-            try:
-                with transaction.atomic():
-                    obj.save()
-                return
-            except IntegrityError:
-                if attempt == CATALOG_NUMBER_ATTEMPTS - 1:
-                    raise
+        """Store through the API's service: an empty catalog number gets the next free one."""
+        fruit_save(fruit=obj)
 
     def save_related(self, request, form, formsets, change):
         """Save the inlines, then refresh the search column from name, synonyms and number."""

@@ -1,32 +1,12 @@
 """Admin forms of the catalog: the same validators as the API serializers (one rule, one place)."""
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.template.defaultfilters import filesizeformat
-from rest_framework.exceptions import ValidationError as DRFValidationError
 
 from catalog.models import Fruit, FruitImage, FruitSynonym
 from catalog.services import fruit_set_synonyms, next_catalog_number
-from catalog.validators import apply_image_upload, clean_synonyms
-
-IMAGE_ACCEPT = "image/jpeg,image/png,image/gif,image/webp"
-
-
-def read_upload(upload) -> bytes:
-    """The uploaded file's bytes, reading at most one byte past the upload limit.
-
-    A file over the limit then still fails `validate_upload_size` with its own message, without a
-    huge upload being pulled into memory only to be refused.
-    """
-    upload.seek(0)
-    return upload.read(settings.FRUITCATALOG_MAX_UPLOAD_BYTES + 1)
-
-
-def upload_help_text() -> str:
-    """What an image upload accepts, with the configured limit."""
-    limit = filesizeformat(settings.FRUITCATALOG_MAX_UPLOAD_BYTES)
-    return f"JPEG, PNG, GIF or WebP, at most {limit}. The type is detected from the bytes."
+from catalog.validators import clean_synonyms
+from fruitcatalog.blobs.forms import ImageUploadForm
 
 
 class FruitAdminForm(forms.ModelForm):
@@ -45,8 +25,8 @@ class FruitAdminForm(forms.ModelForm):
             raise ValidationError("A catalog number cannot be set back to null.")
         try:
             next_catalog_number()  # the admin's save assigns it; here only its refusal matters
-        except DRFValidationError as error:
-            raise ValidationError([str(m) for m in error.detail["catalog_number"]]) from None
+        except ValidationError as error:
+            raise ValidationError(error.message_dict["catalog_number"]) from None
         return number
 
 
@@ -118,39 +98,6 @@ class SynonymForm(forms.ModelForm):
     class Meta:
         model = FruitSynonym
         fields = ["name", "position"]
-
-
-class ImageUploadForm(forms.ModelForm):
-    """An image of a thumbnailed model: the upload runs through `apply_image_upload`.
-
-    The byte column is not an editable form field; the file field turns the upload into bytes and
-    the same validator as the API checks type, pixel count, size and that a thumbnail can be made.
-    A new row needs a file; on a stored row a file replaces the image.
-    """
-
-    upload = forms.FileField(
-        label="Image file",
-        required=False,
-        widget=forms.FileInput(attrs={"accept": IMAGE_ACCEPT}),
-    )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["upload"].help_text = upload_help_text()
-
-    def clean(self):
-        """Validate the upload; put its bytes, metadata and thumbnail on the instance."""
-        cleaned = super().clean()
-        upload = cleaned.get("upload")
-        if not upload:
-            if self.instance.pk is None and "upload" not in self.errors:
-                self.add_error("upload", "No file was submitted.")
-            return cleaned
-        try:
-            apply_image_upload(self.instance, read_upload(upload))
-        except ValidationError as error:
-            self.add_error("upload", error.messages)
-        return cleaned
 
 
 class FruitImageAdminForm(ImageUploadForm):

@@ -2,8 +2,8 @@
 
 import hashlib
 
-from catalog import imaging
-from catalog.search import search_document
+from fruitcatalog.blobs import content_types, imaging
+from fruitcatalog.search import search_document
 
 BATCH_SIZE = 100  # rows of image bytes held in memory at once
 
@@ -26,7 +26,7 @@ def fill_image_metadata(model):
             try:
                 info = imaging.inspect_image(data)
             except imaging.ImageError:
-                row.content_type = imaging.detect_content_type(data) if data else ""
+                row.content_type = content_types.detect_content_type(data) if data else ""
                 row.width = row.height = 0
             else:
                 row.content_type, row.width, row.height = info.content_type, info.width, info.height
@@ -54,37 +54,3 @@ def fill_fruit_search_text(fruit_model):
             fruit.search_text = search_document(fruit.catalog_number, fruit.name, *names)
         fruit_model.objects.bulk_update(batch, ["search_text"])
         last_pk = batch[-1].pk
-
-
-CURATORS_GROUP = "Curators"
-
-
-def grant_curators_app_permissions(apps, app_label):
-    """Give the Curators group every model permission of `app_label`, creating both as needed."""
-    from django.contrib.auth.management import create_permissions
-
-    # Django creates permissions only after the whole `migrate` run; a data migration on a fresh
-    # database has to create them itself. Historical app configs have no models module, which
-    # `create_permissions` takes as "nothing to do": mark it for the duration of the call.
-    app_config = apps.get_app_config(app_label)
-    app_config.models_module = True
-    try:
-        create_permissions(app_config, apps=apps, verbosity=0)
-    finally:
-        app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name=CURATORS_GROUP)
-    group.permissions.add(*Permission.objects.filter(content_type__app_label=app_label))
-
-
-def revoke_curators_app_permissions(apps, app_label):
-    """Take the permissions of `app_label` away from the Curators group; drop it when empty."""
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group = Group.objects.filter(name=CURATORS_GROUP).first()
-    if group is None:
-        return
-    group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label))
-    if not group.permissions.exists():
-        group.delete()

@@ -1,16 +1,13 @@
-"""Fruits, their synonyms and images, and the thumbnailed-image base that publications reuse."""
+"""Fruits, their synonyms and images."""
 
-import hashlib
-
-from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
-from django.db.models.functions import Coalesce, Length
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from catalog import imaging
-from catalog.search import name_key, search_document, search_query
+from fruitcatalog.blobs.models import ThumbnailedImage
+from fruitcatalog.search import name_key, search_document, search_query
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 
@@ -30,98 +27,6 @@ class FruitType(models.TextChoices):
     CITRUS = "citrus", "Citrus"
     NUT = "nut", "Nut"
     OTHER = "other", "Other"
-
-
-class ThumbnailedImageQuerySet(models.QuerySet):
-    """Query shapes shared by every thumbnailed-image model."""
-
-    BLOB_FIELDS = ("data", "thumbnail_data")
-
-    def without_blobs(self):
-        """Everything but the byte columns: lists, metadata and 304s never read them."""
-        return self.defer(*self.BLOB_FIELDS)
-
-    def with_thumbnail_size(self):
-        """Annotate `thumbnail_size`, which a HEAD of a thumbnail answers as Content-Length.
-
-        LENGTH() of a blob reads its stored size, not its bytes (SQLite's record header,
-        PostgreSQL's TOAST header).
-        """
-        return self.annotate(thumbnail_size=Length("thumbnail_data"))
-
-    def missing_thumbnail(self):
-        """Rows stored without a thumbnail (bulk inserts, `update()`, rows from before them)."""
-        return self.filter(Q(thumbnail_data__isnull=True) | Q(thumbnail_sha256=""))
-
-
-class ThumbnailedImage(models.Model):
-    """An image stored as bytes with its metadata and a JPEG thumbnail cropped to its content.
-
-    The save hook keeps the metadata and thumbnail in step with `data`; `QuerySet.update`,
-    `bulk_create` and `loaddata` skip it, which is what the thumbnail backfill is for.
-    """
-
-    data = models.BinaryField()
-    content_type = models.CharField(max_length=100, blank=True, default="")
-    size = models.PositiveBigIntegerField(default=0)
-    width = models.PositiveIntegerField(default=0)
-    height = models.PositiveIntegerField(default=0)
-    sha256 = models.CharField(max_length=64, blank=True, default="")
-    thumbnail_data = models.BinaryField(null=True, blank=True)
-    thumbnail_sha256 = models.CharField(max_length=64, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ThumbnailedImageQuerySet.as_manager()
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args, **kwargs):
-        """Refresh metadata and thumbnail when the bytes changed, then save."""
-        if self._data_changed():
-            self.refresh_metadata()
-            self.refresh_thumbnail()
-        super().save(*args, **kwargs)
-
-    @property
-    def has_thumbnail(self) -> bool:
-        """Whether a thumbnail is stored (known without reading the thumbnail bytes)."""
-        return bool(self.thumbnail_sha256)
-
-    def set_data(self, data: bytes):
-        """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""
-        self.data = data
-        self.refresh_metadata()
-        self.refresh_thumbnail()
-
-    def _data_changed(self) -> bool:
-        # Deferred `data` means this instance was loaded for metadata only: nothing to refresh.
-        if "data" in self.get_deferred_fields():
-            return False
-        # Bytes that refresh_metadata() just measured (an upload) need no second hash.
-        if self.data is getattr(self, "_measured_data", None):
-            return False
-        return self.sha256 != hashlib.sha256(bytes(self.data)).hexdigest()
-
-    def refresh_metadata(self):
-        """Detect type and dimensions from the bytes; raise `imaging.ImageError` if unfit."""
-        data = bytes(self.data)
-        info = imaging.inspect_image(data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS)
-        self.data = data
-        self.content_type = info.content_type
-        self.width = info.width
-        self.height = info.height
-        self.size = len(data)
-        self._measured_data = data
-        self.sha256 = hashlib.sha256(data).hexdigest()
-
-    def refresh_thumbnail(self):
-        """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""
-        thumbnail = imaging.make_thumbnail(
-            bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
-        )
-        self.thumbnail_data = thumbnail
-        self.thumbnail_sha256 = hashlib.sha256(thumbnail).hexdigest()
 
 
 class FruitQuerySet(models.QuerySet):
@@ -244,11 +149,16 @@ class FruitImage(ThumbnailedImage):
 
     fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="images")
 
+    backfill_key = "fruit_images"
+
     class Meta:
         ordering = ["pk"]
 
     def __str__(self):
-        return f"Image {self.pk} of {self.fruit_id}"
+        # Also read after a delete (the admin's history), when the id is gone.
+        if self.pk is None:
+            return f"Image of {self.fruit.name}"
+        return f"Image {self.pk} of {self.fruit.name}"
 
     def get_absolute_url(self):
         return reverse("fruit-image-detail", kwargs={"id": self.fruit_id, "imageId": self.pk})

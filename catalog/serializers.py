@@ -8,41 +8,14 @@ from rest_framework.validators import UniqueValidator
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage
 from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_synonyms
+from fruitcatalog.blobs.serializers import NULLABLE_URL, ThumbnailedImageSerializer, absolute_url
 
 
-def absolute_url(serializer, path: str) -> str:
-    """Absolute URL of `path` for the request being served."""
-    request = serializer.context.get("request")
-    return request.build_absolute_uri(path) if request is not None else path
+class ImageInfoSerializer(ThumbnailedImageSerializer):
+    """Metadata and links of a fruit's image (never its bytes)."""
 
-
-class ImageInfoSerializer(serializers.ModelSerializer):
-    """Metadata and links of a stored image (never its bytes)."""
-
-    url = serializers.SerializerMethodField()
-    thumbnail_url = serializers.SerializerMethodField()
-    has_thumbnail = serializers.BooleanField(read_only=True)
-
-    class Meta:
+    class Meta(ThumbnailedImageSerializer.Meta):
         model = FruitImage
-        fields = [
-            "id",
-            "url",
-            "thumbnail_url",
-            "content_type",
-            "size",
-            "width",
-            "height",
-            "has_thumbnail",
-            "created_at",
-        ]
-        read_only_fields = fields
-
-    def get_url(self, image) -> str:
-        return absolute_url(self, image.get_absolute_url())
-
-    def get_thumbnail_url(self, image) -> str:
-        return absolute_url(self, image.get_thumbnail_url())
 
 
 class FruitSerializer(serializers.ModelSerializer):
@@ -82,7 +55,7 @@ class FruitSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
 
-    @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
+    @extend_schema_field(NULLABLE_URL)
     def get_thumbnail_url(self, fruit) -> str | None:
         image_id = getattr(fruit, "first_image_id", None)
         if image_id is None:

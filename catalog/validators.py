@@ -1,10 +1,8 @@
-"""Input rules shared by the API serializers and the admin forms: one rule, one place."""
+"""Input rules of fruits shared by the API serializers and the admin forms: one rule, one place."""
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from catalog import imaging
-from catalog.search import name_key
+from fruitcatalog.search import name_key
 
 SYNONYMS_MAX = 100
 TEXT_MAX = 200
@@ -30,43 +28,3 @@ def clean_synonyms(names, *, fruit_name: str) -> list[str]:
         seen.add(key)
         cleaned.append(name)
     return cleaned
-
-
-def validate_upload_size(data: bytes) -> None:
-    """Reject bytes over the upload limit (the API answers 413 earlier, from the request length)."""
-    limit = settings.FRUITCATALOG_MAX_UPLOAD_BYTES
-    if len(data) > limit:
-        raise ValidationError(f"The file is larger than the limit of {limit} bytes.")
-
-
-def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
-    """Accept JPEG, PNG, GIF or WebP bytes within the limits that decode completely.
-
-    For images stored without a thumbnail (a publication cover); decoding is the thumbnail's,
-    so what passes here would also pass `apply_image_upload`.
-    """
-    validate_upload_size(data)
-    if not data:
-        raise ValidationError("The submitted file is empty.")
-    max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
-    try:
-        info = imaging.inspect_image(data, max_pixels=max_pixels)
-        imaging.make_thumbnail(data, max_pixels=max_pixels)
-    except imaging.ImageError as error:
-        raise ValidationError(str(error)) from None
-    return info
-
-
-def apply_image_upload(image, data: bytes) -> None:
-    """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
-
-    The API and the admin both call this, so an image is accepted only when its thumbnail can be
-    made, and the save hook then finds nothing left to compute.
-    """
-    validate_upload_size(data)
-    if not data:
-        raise ValidationError("The submitted file is empty.")
-    try:
-        image.set_data(data)
-    except imaging.ImageError as error:
-        raise ValidationError(str(error)) from None

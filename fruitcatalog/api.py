@@ -3,14 +3,11 @@
 from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
-from catalog.views import (
-    ID_PATTERN,
-    BackfillThumbnailsView,
-    FruitImageViewSet,
-    FruitViewSet,
-    HealthView,
-    TokenView,
-)
+from catalog.views import FruitImageViewSet, FruitViewSet
+from fruitcatalog.auth import TokenView
+from fruitcatalog.blobs.views import BackfillThumbnailsView
+from fruitcatalog.health import HealthView
+from fruitcatalog.ids import ID_PATTERN
 from publications import views as publication_views
 
 
@@ -24,9 +21,7 @@ class OptionalSlashRouter(SimpleRouter):
 
 router = OptionalSlashRouter()
 router.register("fruits", FruitViewSet, basename="fruit")
-# --- publications registration ---
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
-# --- end of publications registration ---
 
 
 def route(pattern: str, view, name: str):
@@ -51,7 +46,6 @@ urlpatterns = [
         "fruit-image-thumbnail",
     ),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
-    # --- publications routes ---
     route(
         rf"publications/(?P<id>{ID})/cover",
         publication_views.PublicationCoverViewSet.as_view(
@@ -93,6 +87,5 @@ urlpatterns = [
         publication_views.PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
         "publication-fruit-image-thumbnail",
     ),
-    # --- end of publications routes ---
     *router.urls,
 ]

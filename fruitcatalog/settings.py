@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "fruitcatalog.blobs",
     "catalog",
     "publications",
 ]
@@ -72,7 +73,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "catalog.middleware.ChunkedBodyMiddleware",
+    "fruitcatalog.blobs.middleware.ChunkedBodyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -146,7 +147,7 @@ if not STATIC_ROOT.exists():
     warnings.filterwarnings("ignore", message="No directory at: ")
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Uploads: the service enforces its own limit on the whole request body (catalog/uploads.py).
+# Uploads: the service enforces its own limit on the whole body (fruitcatalog/blobs/parsers.py).
 FRUITCATALOG_MAX_UPLOAD_BYTES = env_int("FRUITCATALOG_MAX_UPLOAD_BYTES", 5 * 1024 * 1024)
 # Keep accepted uploads in memory: they are stored in the database as bytes anyway.
 FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
@@ -173,18 +174,17 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["catalog.permissions.ModelPermissionsOrReadOnly"],
+    "DEFAULT_PERMISSION_CLASSES": ["fruitcatalog.permissions.ModelPermissionsOrReadOnly"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": ["catalog.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["fruitcatalog.parsers.SafeJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "catalog.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "fruitcatalog.pagination.PageNumberPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "catalog.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "fruitcatalog.exceptions.exception_handler",
     "URL_FORMAT_OVERRIDE": None,
-    "PAGE_SIZE": 24,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -202,10 +202,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"FruitTypeEnum": "catalog.models.FruitType"},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
-    "PREPROCESSING_HOOKS": ["catalog.schema.canonical_paths"],
+    "PREPROCESSING_HOOKS": ["fruitcatalog.schema.canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "catalog.schema.add_error_responses",
+        "fruitcatalog.schema.add_error_responses",
     ],
 }
 

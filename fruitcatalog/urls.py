@@ -5,8 +5,9 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from catalog.exceptions import json_not_found
-from catalog.views import RootHealthView, SchemaView
+from fruitcatalog.exceptions import json_not_found
+from fruitcatalog.health import RootHealthView
+from fruitcatalog.schema import SchemaView
 
 urlpatterns = [
     # A newcomer opening the bare address lands on the API documentation.

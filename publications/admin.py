@@ -13,7 +13,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from catalog.admin import (
+from fruitcatalog.blobs.admin import (
     IMAGE_DETAIL_FIELDS,
     PREVIEW_SIDE,
     AdminAssetsMixin,
@@ -25,7 +25,7 @@ from catalog.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from catalog.search import search_query
+from fruitcatalog.search import search_query
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
@@ -209,6 +209,11 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
         """Match the folded title and authors, as the API does."""
         return queryset.search(search_term), False
 
+    def save_model(self, request, obj, form, change):
+        """Save the publication, then a new cover (or its removal) as the API stores it."""
+        super().save_model(request, obj, form, change)
+        form.save_cover()
+
     @admin.display(description="Cover")
     def cover(self, publication):
         """The cover from the cover endpoint, scaled down by the browser."""
@@ -303,9 +308,14 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
             return ["publication", "fruit", *self.readonly_fields]
         return self.readonly_fields
 
+    def save_model(self, request, obj, form, change):
+        """Save the link, then a new PDF (or its removal) as the API stores it."""
+        super().save_model(request, obj, form, change)
+        form.save_description()
+
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
-            # The model's own name uses ids only (cheap in lists); here both rows are loaded.
+            # Both rows are loaded here (the admin's queryset joins them, without the cover).
             context["subtitle"] = f"{obj.publication} \N{EN DASH} {obj.fruit}"
         return super().render_change_form(request, context, add, change, form_url, obj)
 

@@ -2,16 +2,14 @@
 
 import django_filters
 
-from catalog.filters import IntegerFilter, NullsLastOrderingFilter
+from fruitcatalog.filters import IdFilter, IntegerFilter, NullsLastOrderingFilter
 from publications.models import YEAR_MAX, YEAR_MIN, Publication, PublicationFruitImage
-
-ID_MAX = 9_223_372_036_854_775_807  # the largest id a 64-bit primary key holds
 
 
 class YearNullsLastOrderingFilter(NullsLastOrderingFilter):
     """Ordering that keeps unknown years last either way and breaks ties by id."""
 
-    nullable_fields = {"year"}
+    nullable_fields = frozenset({"year"})
 
 
 class PublicationFilter(django_filters.FilterSet):
@@ -21,10 +19,8 @@ class PublicationFilter(django_filters.FilterSet):
         method="filter_search",
         help_text="Substring of the title or the authors; any case or accents.",
     )
-    fruit = IntegerFilter(
+    fruit = IdFilter(
         field_name="links__fruit",
-        min_value=1,
-        max_value=ID_MAX,
         help_text="Only publications that link the fruit with this id.",
     )
     year = IntegerFilter(min_value=YEAR_MIN, max_value=YEAR_MAX, help_text="Year of publication.")
@@ -47,10 +43,8 @@ class PublicationFilter(django_filters.FilterSet):
 class PublicationFruitImageFilter(django_filters.FilterSet):
     """`fruit`."""
 
-    fruit = IntegerFilter(
+    fruit = IdFilter(
         field_name="link__fruit",
-        min_value=1,
-        max_value=ID_MAX,
         help_text="Only the images of the fruit with this id.",
     )
 

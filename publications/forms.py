@@ -5,10 +5,15 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
-from catalog.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
-from catalog.validators import validate_image_bytes
+from fruitcatalog.blobs.content_types import PDF
+from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
+from fruitcatalog.blobs.pdf import validate_pdf_bytes
+from fruitcatalog.blobs.uploads import validate_image_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
-from publications.validators import PDF_CONTENT_TYPE, validate_pdf_bytes
+from publications.services import publication_fruit_set_description, publication_set_cover
+
+# What a byte-upload field of these forms asks for: new bytes, their removal, or no change.
+UNCHANGED = object()
 
 
 def pdf_help_text() -> str:
@@ -18,7 +23,11 @@ def pdf_help_text() -> str:
 
 
 class PublicationAdminForm(forms.ModelForm):
-    """A publication with a cover upload (checked by `validate_image_bytes`) or removal."""
+    """A publication with a cover upload (checked by `validate_image_bytes`) or removal.
+
+    `new_cover` is the cleaned outcome (bytes, `None` to remove, or `UNCHANGED`); the admin
+    stores it through `publication_set_cover`, as the API does.
+    """
 
     cover_upload = forms.FileField(
         label="Cover image",
@@ -37,8 +46,9 @@ class PublicationAdminForm(forms.ModelForm):
         self.fields["cover_upload"].help_text = upload_help_text()
 
     def clean(self):
-        """Validate a new cover and put it on the instance, or take the cover away."""
+        """Validate a new cover, or take note that the cover goes."""
         cleaned = super().clean()
+        self.new_cover = UNCHANGED
         upload, remove = cleaned.get("cover_upload"), cleaned.get("remove_cover")
         if upload and remove:
             self.add_error("remove_cover", "Either upload a new cover or remove it, not both.")
@@ -49,19 +59,28 @@ class PublicationAdminForm(forms.ModelForm):
             except ValidationError as error:
                 self.add_error("cover_upload", error.messages)
             else:
-                self.instance.set_cover(data)
+                self.new_cover = data
         elif remove:
-            self.instance.set_cover(None)
+            self.new_cover = None
         return cleaned
+
+    def save_cover(self):
+        """Store the cleaned cover change through the service, once the publication row exists."""
+        if self.new_cover is not UNCHANGED:
+            publication_set_cover(publication=self.instance, data=self.new_cover)
 
 
 class PublicationFruitForm(forms.ModelForm):
-    """A linked fruit with its PDF upload (checked by `validate_pdf_bytes`) or removal."""
+    """A linked fruit with its PDF upload (checked by `validate_pdf_bytes`) or removal.
+
+    `new_description` is the cleaned outcome, stored by `save()` through
+    `publication_fruit_set_description`, as the API does.
+    """
 
     description_upload = forms.FileField(
         label="Description (PDF)",
         required=False,
-        widget=forms.FileInput(attrs={"accept": PDF_CONTENT_TYPE}),
+        widget=forms.FileInput(attrs={"accept": PDF}),
     )
     remove_description = forms.BooleanField(label="Remove the PDF", required=False)
 
@@ -92,8 +111,9 @@ class PublicationFruitForm(forms.ModelForm):
         return value
 
     def clean(self):
-        """Validate a new PDF and put it on the link, or take the PDF away."""
+        """Validate a new PDF, or take note that the PDF goes."""
         cleaned = super().clean()
+        self.new_description = UNCHANGED
         upload, remove = cleaned.get("description_upload"), cleaned.get("remove_description")
         if upload and remove:
             self.add_error("remove_description", "Either upload a new PDF or remove it, not both.")
@@ -104,10 +124,22 @@ class PublicationFruitForm(forms.ModelForm):
             except ValidationError as error:
                 self.add_error("description_upload", error.messages)
             else:
-                self.instance.set_description(data)
+                self.new_description = data
         elif remove:
-            self.instance.set_description(None)
+            self.new_description = None
         return cleaned
+
+    def save(self, commit=True):
+        """Save the link and, when committing, its new PDF (or its removal)."""
+        link = super().save(commit=commit)
+        if commit:
+            self.save_description()
+        return link
+
+    def save_description(self):
+        """Store the cleaned PDF change through the service, once the link row exists."""
+        if self.new_description is not UNCHANGED:
+            publication_fruit_set_description(link=self.instance, data=self.new_description)
 
 
 class PublicationFruitImageForm(ImageUploadForm):

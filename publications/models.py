@@ -1,32 +1,29 @@
 """Publications, the fruits they describe (with a PDF each) and their images of those fruits."""
 
-import hashlib
-
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from catalog import imaging
-from catalog.models import Fruit, ThumbnailedImage, ThumbnailedImageQuerySet
-from catalog.search import search_document, search_query
+from catalog.models import Fruit
+from fruitcatalog.blobs.content_types import PDF
+from fruitcatalog.blobs.models import (
+    BlobQuerySet,
+    StoredBytes,
+    StoredBytesModel,
+    ThumbnailedImage,
+    ThumbnailedImageQuerySet,
+)
+from fruitcatalog.search import search_document, search_query
 
 TITLE_MAX = 300
 YEAR_MIN = 1400  # the first printed pomologies are younger; older manuscripts are not catalogued
 YEAR_MAX = 2100
-COVER_METADATA_FIELDS = ("cover_content_type", "cover_size", "cover_sha256")
-DESCRIPTION_METADATA_FIELDS = ("description_size", "description_sha256")
 
 
-class PublicationQuerySet(models.QuerySet):
+class PublicationQuerySet(BlobQuerySet):
     """Query shapes for publications."""
-
-    BLOB_FIELDS = ("cover_data",)
-
-    def without_blobs(self):
-        """Everything but the cover bytes: lists, metadata and 304s never read them."""
-        return self.defer(*self.BLOB_FIELDS)
 
     def with_list_data(self):
         """Without the cover bytes, links prefetched: two queries for any number of rows."""
@@ -46,7 +43,7 @@ class PublicationQuerySet(models.QuerySet):
         return self.order_by(F("year").desc(nulls_last=True), "title", "pk")
 
 
-class Publication(models.Model):
+class Publication(StoredBytesModel):
     """A book or article describing fruits of the catalog."""
 
     title = models.CharField(max_length=TITLE_MAX)
@@ -68,6 +65,8 @@ class Publication(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    cover = StoredBytes("cover")
+
     objects = PublicationQuerySet.as_manager()
 
     class Meta:
@@ -84,17 +83,12 @@ class Publication(models.Model):
         return self.title if self.year is None else f"{self.title} ({self.year})"
 
     def save(self, *args, **kwargs):
-        """Refresh the search column, and the cover metadata when the cover bytes changed."""
+        """Refresh the search column (and, through the base, the cover metadata), then save."""
         self.search_text = search_document(self.title, self.authors)
-        if self._cover_changed():
-            self.refresh_cover_metadata()
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None:
-            # A partial save writes what it derives too, or the stored copies would go stale.
-            derived = {"search_text"} if {"title", "authors"} & set(update_fields) else set()
-            if "cover_data" in update_fields:
-                derived.update(COVER_METADATA_FIELDS)
-            kwargs["update_fields"] = {*update_fields, *derived}
+        if update_fields is not None and {"title", "authors"} & set(update_fields):
+            # A partial save writes what it derives too, or the stored copy would go stale.
+            kwargs["update_fields"] = {*update_fields, "search_text"}
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -103,41 +97,15 @@ class Publication(models.Model):
     @property
     def has_cover(self) -> bool:
         """Whether a cover is stored (known without reading its bytes)."""
-        return bool(self.cover_sha256)
+        return self.cover.exists
 
     def get_cover_url(self):
         """Path of the cover endpoint."""
         return reverse("publication-cover", kwargs={"id": self.pk})
 
-    def set_cover(self, data: bytes | None):
-        """Take new cover bytes (already validated) and their metadata; `None` removes it."""
-        self.cover_data = data
-        self.refresh_cover_metadata()
 
-    def _cover_changed(self) -> bool:
-        # Deferred cover bytes mean this instance was loaded without them: nothing to refresh.
-        if "cover_data" in self.get_deferred_fields():
-            return False
-        data = bytes(self.cover_data) if self.cover_data else b""
-        return self.cover_sha256 != (hashlib.sha256(data).hexdigest() if data else "")
-
-    def refresh_cover_metadata(self):
-        """Derive type, size and hash of the cover from its bytes (all empty without a cover)."""
-        data = bytes(self.cover_data) if self.cover_data else b""
-        self.cover_data = data or None
-        self.cover_content_type = imaging.detect_content_type(data) if data else ""
-        self.cover_size = len(data)
-        self.cover_sha256 = hashlib.sha256(data).hexdigest() if data else ""
-
-
-class PublicationFruitQuerySet(models.QuerySet):
+class PublicationFruitQuerySet(BlobQuerySet):
     """Query shapes for the links between publications and fruits."""
-
-    BLOB_FIELDS = ("description_data",)
-
-    def without_blobs(self):
-        """Everything but the PDF bytes."""
-        return self.defer(*self.BLOB_FIELDS)
 
     def with_list_data(self):
         """Without the PDF, with the fruit and an image count; in the fruits' catalog order."""
@@ -162,7 +130,7 @@ class PublicationFruitQuerySet(models.QuerySet):
         return self.values_list("publication__title", flat=True)
 
 
-class PublicationFruit(models.Model):
+class PublicationFruit(StoredBytesModel):
     """A fruit described by a publication, with the publication's description of it as a PDF."""
 
     publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="links")
@@ -172,6 +140,8 @@ class PublicationFruit(models.Model):
     description_size = models.PositiveBigIntegerField(default=0, editable=False)
     description_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    description = StoredBytes("description", content_type=PDF)
 
     objects = PublicationFruitQuerySet.as_manager()
 
@@ -185,17 +155,13 @@ class PublicationFruit(models.Model):
         ]
 
     def __str__(self):
-        # Ids only: naming the publication would load its row (and its cover) for every link.
-        return f"Fruit {self.fruit_id} in publication {self.publication_id}"
+        return f"{self.fruit.name} in {self.publication_without_cover()}"
 
-    def save(self, *args, **kwargs):
-        """Refresh size and hash of the PDF when its bytes changed, then save."""
-        if self._description_changed():
-            self.refresh_description_metadata()
-        update_fields = kwargs.get("update_fields")
-        if update_fields is not None and "description_data" in update_fields:
-            kwargs["update_fields"] = {*update_fields, *DESCRIPTION_METADATA_FIELDS}
-        super().save(*args, **kwargs)
+    def publication_without_cover(self) -> Publication:
+        """The link's publication, loaded (once) without its cover bytes."""
+        if not PublicationFruit.publication.is_cached(self):
+            self.publication = Publication.objects.without_blobs().get(pk=self.publication_id)
+        return self.publication
 
     def get_absolute_url(self):
         return reverse(
@@ -205,7 +171,7 @@ class PublicationFruit(models.Model):
     @property
     def has_description(self) -> bool:
         """Whether a PDF is stored (known without reading its bytes)."""
-        return bool(self.description_sha256)
+        return self.description.exists
 
     def get_description_url(self):
         """Path of the PDF endpoint."""
@@ -213,24 +179,6 @@ class PublicationFruit(models.Model):
             "publication-fruit-description",
             kwargs={"id": self.publication_id, "fruitId": self.fruit_id},
         )
-
-    def set_description(self, data: bytes | None):
-        """Take new PDF bytes (already validated) with size and hash; `None` removes the PDF."""
-        self.description_data = data
-        self.refresh_description_metadata()
-
-    def _description_changed(self) -> bool:
-        if "description_data" in self.get_deferred_fields():
-            return False
-        data = bytes(self.description_data) if self.description_data else b""
-        return self.description_sha256 != (hashlib.sha256(data).hexdigest() if data else "")
-
-    def refresh_description_metadata(self):
-        """Derive size and hash of the PDF from its bytes (empty without a PDF)."""
-        data = bytes(self.description_data) if self.description_data else b""
-        self.description_data = data or None
-        self.description_size = len(data)
-        self.description_sha256 = hashlib.sha256(data).hexdigest() if data else ""
 
 
 class PublicationFruitImageQuerySet(ThumbnailedImageQuerySet):
@@ -241,7 +189,7 @@ class PublicationFruitImageQuerySet(ThumbnailedImageQuerySet):
         return (
             self.without_blobs()
             .select_related("link")
-            .defer(*(f"link__{name}" for name in PublicationFruitQuerySet.BLOB_FIELDS))
+            .defer("link__description_data")
             .order_by("pk")
         )
 
@@ -261,14 +209,18 @@ class PublicationFruitImage(ThumbnailedImage):
 
     objects = PublicationFruitImageQuerySet.as_manager()
 
+    backfill_key = "publication_fruit_images"
+
     class Meta:
         ordering = ["pk"]
-        # The thumbnail backfill reports under this name: "publication_fruit_images".
         verbose_name = "publication fruit image"
         verbose_name_plural = "publication fruit images"
 
     def __str__(self):
-        return f"Image {self.pk} of fruit link {self.link_id}"
+        # Also read after a delete (the admin's history), when the id is gone.
+        if self.pk is None:
+            return f"Image of {self.link}"
+        return f"Image {self.pk} of {self.link}"
 
     def get_absolute_url(self):
         return reverse(

@@ -4,8 +4,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Fruit
-from catalog.serializers import ImageInfoSerializer, absolute_url
-from publications.filters import ID_MAX
+from fruitcatalog.blobs.serializers import (
+    IMAGE_INFO_FIELDS,
+    NULLABLE_URL,
+    ThumbnailedImageSerializer,
+    absolute_url,
+)
+from fruitcatalog.ids import ID_MAX
 from publications.models import (
     TITLE_MAX,
     YEAR_MAX,
@@ -14,8 +19,6 @@ from publications.models import (
     PublicationFruit,
     PublicationFruitImage,
 )
-
-NULLABLE_URL = {"type": "string", "format": "uri", "nullable": True}
 
 
 class LinkedFruitSerializer(serializers.ModelSerializer):
@@ -92,14 +95,14 @@ class PublicationSerializer(serializers.ModelSerializer):
         return absolute_url(self, publication.get_cover_url())
 
 
-class PublicationFruitImageSerializer(ImageInfoSerializer):
+class PublicationFruitImageSerializer(ThumbnailedImageSerializer):
     """Metadata and links of a publication's image of one of its fruits."""
 
     fruit_id = serializers.IntegerField(source="link.fruit_id", read_only=True)
 
-    class Meta(ImageInfoSerializer.Meta):
+    class Meta(ThumbnailedImageSerializer.Meta):
         model = PublicationFruitImage
-        fields = ["id", "fruit_id", *ImageInfoSerializer.Meta.fields[1:]]
+        fields = ["id", "fruit_id", *IMAGE_INFO_FIELDS[1:]]
         read_only_fields = fields
 
 

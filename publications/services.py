@@ -1,4 +1,4 @@
-"""Writes that span several publication models."""
+"""Writes of publications: the API and the admin both store through these."""
 
 from django.db import transaction
 
@@ -33,3 +33,15 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
         .delete()
     )
     return deleted > 0
+
+
+def publication_set_cover(*, publication: Publication, data: bytes | None) -> None:
+    """Store a cover that passed `validate_image_bytes`, or remove it (`None`)."""
+    publication.cover.set(data)
+    publication.save(update_fields=["cover_data", "updated_at"])
+
+
+def publication_fruit_set_description(*, link: PublicationFruit, data: bytes | None) -> None:
+    """Store a PDF that passed `validate_pdf_bytes` as the link's description, or remove it."""
+    link.description.set(data)
+    link.save(update_fields=["description_data"])

@@ -3,30 +3,24 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    extend_schema,
-    extend_schema_view,
-)
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import status, viewsets
 from rest_framework.response import Response
 
-from catalog.binary import Blob, blob_response, column_loader, extension_for
 from catalog.models import Fruit
-from catalog.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS, LimitedMultiPartParser
-from catalog.permissions import ParentChangePermission
-from catalog.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST, PDF_UPLOAD_REQUEST
-from catalog.uploads import as_field_error, uploaded_bytes
-from catalog.validators import validate_image_bytes
-from catalog.views import (
-    ID_PATTERN,
-    BytesNegotiationMixin,
-    ReadBackMixin,
-    UploadFormMixin,
-    image_blob,
-    save_uploaded_image,
-    thumbnail_blob,
+from fruitcatalog.blobs.parsers import (
+    IMAGE_UPLOAD_PARSERS,
+    PDF_UPLOAD_PARSERS,
+    LimitedMultiPartParser,
 )
+from fruitcatalog.blobs.pdf import validate_pdf_bytes
+from fruitcatalog.blobs.responses import blob_response
+from fruitcatalog.blobs.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST, PDF_UPLOAD_REQUEST
+from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
+from fruitcatalog.blobs.views import BytesNegotiationMixin, ThumbnailedImageViewSet
+from fruitcatalog.ids import ID_PATTERN
+from fruitcatalog.permissions import ParentChangePermission
+from fruitcatalog.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (
@@ -35,8 +29,12 @@ from publications.serializers import (
     PublicationFruitSerializer,
     PublicationSerializer,
 )
-from publications.services import publication_link_fruit, publication_unlink_fruit
-from publications.validators import PDF_CONTENT_TYPE, validate_pdf_bytes
+from publications.services import (
+    publication_fruit_set_description,
+    publication_link_fruit,
+    publication_set_cover,
+    publication_unlink_fruit,
+)
 
 PUBLICATION_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Publication id.")
 FRUIT_ID = OpenApiParameter("fruitId", int, OpenApiParameter.PATH, description="Fruit id.")
@@ -96,17 +94,7 @@ class PublicationCoverViewSet(
         publication = self.get_publication()
         if not publication.has_cover:
             return self.no_cover()
-        stem = f"publication-{publication.pk}-cover"
-        return blob_response(
-            request,
-            Blob(
-                content_type=publication.cover_content_type,
-                size=publication.cover_size,
-                sha256=publication.cover_sha256,
-                filename=f"{stem}.{extension_for(publication.cover_content_type)}",
-                load=column_loader(Publication.objects, publication.pk, "cover_data"),
-            ),
-        )
+        return blob_response(request, publication.cover.blob(f"publication-{publication.pk}-cover"))
 
     @extend_schema(
         summary="Upload or replace the cover image",
@@ -121,8 +109,7 @@ class PublicationCoverViewSet(
             validate_image_bytes(data)
         except DjangoValidationError as error:
             raise as_field_error("image", error) from None
-        publication.set_cover(data)
-        publication.save(update_fields=["cover_data", "updated_at"])
+        publication_set_cover(publication=publication, data=data)
         return Response(self.get_serializer(self.read_back(publication)).data)
 
     @extend_schema(
@@ -134,8 +121,7 @@ class PublicationCoverViewSet(
         publication = self.get_publication()
         if not publication.has_cover:
             return self.no_cover()
-        publication.set_cover(None)
-        publication.save(update_fields=["cover_data", "updated_at"])
+        publication_set_cover(publication=publication, data=None)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def no_cover(self):
@@ -224,17 +210,8 @@ class PublicationFruitDescriptionViewSet(
         link = self.get_link()
         if not link.has_description:
             return self.no_description()
-        filename = f"publication-{link.publication_id}-fruit-{link.fruit_id}-description.pdf"
-        return blob_response(
-            request,
-            Blob(
-                content_type=PDF_CONTENT_TYPE,
-                size=link.description_size,
-                sha256=link.description_sha256,
-                filename=filename,
-                load=column_loader(PublicationFruit.objects, link.pk, "description_data"),
-            ),
-        )
+        stem = f"publication-{link.publication_id}-fruit-{link.fruit_id}-description"
+        return blob_response(request, link.description.blob(stem))
 
     @extend_schema(
         summary="Upload or replace the PDF describing a fruit",
@@ -252,8 +229,7 @@ class PublicationFruitDescriptionViewSet(
             validate_pdf_bytes(data)
         except DjangoValidationError as error:
             raise as_field_error("file", error) from None
-        link.set_description(data)
-        link.save(update_fields=["description_data"])
+        publication_fruit_set_description(link=link, data=data)
         return Response(self.read_back(link))
 
     @extend_schema(
@@ -265,8 +241,7 @@ class PublicationFruitDescriptionViewSet(
         link = self.get_link()
         if not link.has_description:
             return self.no_description()
-        link.set_description(None)
-        link.save(update_fields=["description_data"])
+        publication_fruit_set_description(link=link, data=None)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def no_description(self):
@@ -278,15 +253,26 @@ class PublicationFruitDescriptionViewSet(
         return self.get_serializer(PublicationFruit.objects.with_list_data().get(pk=link.pk)).data
 
 
+@extend_schema_view(
+    list=extend_schema(summary="List a publication's fruit images, oldest first"),
+    create=extend_schema(
+        summary="Upload an image of a linked fruit",
+        description="400 when `fruit` is not linked to the publication.",
+        request={"multipart/form-data": PublicationFruitImageUploadSerializer},
+        responses={201: PublicationFruitImageSerializer},
+    ),
+    retrieve=extend_schema(
+        summary="Get the image bytes", parameters=[IMG_ID], responses=BINARY_RESPONSE
+    ),
+    destroy=extend_schema(summary="Delete an image", parameters=[IMG_ID], responses={204: None}),
+    thumbnail=extend_schema(
+        summary="Get the JPEG thumbnail (the full image when it has none)",
+        parameters=[IMG_ID],
+        responses=BINARY_RESPONSE,
+    ),
+)
 @extend_schema(parameters=[PUBLICATION_ID])
-class PublicationFruitImageViewSet(
-    PublicationChildMixin,
-    UploadFormMixin,
-    BytesNegotiationMixin,
-    mixins.ListModelMixin,
-    mixins.DestroyModelMixin,
-    viewsets.GenericViewSet,
-):
+class PublicationFruitImageViewSet(PublicationChildMixin, ThumbnailedImageViewSet):
     """A publication's images of its fruits: metadata as JSON, bytes as themselves."""
 
     queryset = PublicationFruitImage.objects.with_link()
@@ -296,54 +282,21 @@ class PublicationFruitImageViewSet(
     filter_backends = [DjangoFilterBackend]
     # Multipart only: the upload needs the `fruit` field next to the file.
     parser_classes = [LimitedMultiPartParser]
-    byte_actions = frozenset({"retrieve", "thumbnail"})
+    image_url_kwarg = "imgId"
 
     def get_queryset(self):
         return super().get_queryset().of_publication(self.kwargs["id"])
 
-    def get_object(self):
-        queryset = self.get_queryset()
-        if self.action == "thumbnail" and self.request.method == "HEAD":
-            queryset = queryset.with_thumbnail_size()
-        return get_object_or_404(queryset, pk=self.kwargs["imgId"])
+    def get_parent(self) -> Publication:
+        return self.get_publication()
 
-    @extend_schema(summary="List a publication's fruit images, oldest first")
-    def list(self, request, *args, **kwargs):
-        self.get_publication()
-        return super().list(request, *args, **kwargs)
-
-    @extend_schema(
-        summary="Upload an image of a linked fruit",
-        description="400 when `fruit` is not linked to the publication.",
-        request={"multipart/form-data": PublicationFruitImageUploadSerializer},
-        responses={201: PublicationFruitImageSerializer},
-    )
-    def create(self, request, *args, **kwargs):
-        publication = self.get_publication()
+    def build_upload(self, request):
         upload = PublicationFruitImageUploadSerializer(
-            data=request.data, context={"publication": publication}
+            data=request.data, context={"publication": self.get_publication()}
         )
         upload.is_valid(raise_exception=True)
         image = PublicationFruitImage(link=upload.validated_data["fruit"])
-        save_uploaded_image(image, upload.validated_data["image"].read())
-        return self.created_response(image)
+        return image, upload.validated_data["image"].read()
 
-    @extend_schema(summary="Get the image bytes", parameters=[IMG_ID], responses=BINARY_RESPONSE)
-    def retrieve(self, request, *args, **kwargs):
-        image = self.get_object()
-        stem = f"publication-{image.link.publication_id}-fruit-image-{image.pk}"
-        return blob_response(request, image_blob(image, stem))
-
-    @extend_schema(summary="Delete an image", parameters=[IMG_ID], responses={204: None})
-    def destroy(self, request, *args, **kwargs):
-        return super().destroy(request, *args, **kwargs)
-
-    @extend_schema(
-        summary="Get the JPEG thumbnail (the full image when it has none)",
-        parameters=[IMG_ID],
-        responses=BINARY_RESPONSE,
-    )
-    def thumbnail(self, request, *args, **kwargs):
-        image = self.get_object()
-        stem = f"publication-{image.link.publication_id}-fruit-image-{image.pk}"
-        return blob_response(request, thumbnail_blob(image, stem))
+    def file_stem(self, image) -> str:
+        return f"publication-{image.link.publication_id}-fruit-image-{image.pk}"

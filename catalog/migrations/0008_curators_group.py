@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from catalog.migration_data import grant_curators_app_permissions, revoke_curators_app_permissions
+from fruitcatalog.curators import grant_curators_app_permissions, revoke_curators_app_permissions
 
 
 def grant(apps, schema_editor):

@@ -7,7 +7,7 @@ PostgreSQL's LOWER() follows the database locale (it folds "İ" to "i"), Python'
 from django.db import migrations, models
 from django.db.models.functions import Lower
 
-from catalog.search import name_key
+from fruitcatalog.search import name_key
 
 
 def fill_name_keys(apps, schema_editor):

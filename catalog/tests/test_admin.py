@@ -10,10 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from catalog.migration_data import CURATORS_GROUP
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
-from catalog.search import search_document
-from conftest import make_image_bytes, make_object_png
+from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.curators import CURATORS_GROUP
+from fruitcatalog.search import search_document
 
 FRUIT_CHANGELIST = reverse("admin:catalog_fruit_changelist")
 FRUIT_ADD = reverse("admin:catalog_fruit_add")

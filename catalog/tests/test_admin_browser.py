@@ -6,7 +6,7 @@ import pytest
 from django.db import connections
 
 from catalog.models import FruitImage
-from conftest import make_object_png
+from fruitcatalog.blobs.tests.media import make_object_png
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
-from conftest import make_object_png
+from fruitcatalog.blobs.tests.media import make_object_png
 
 
 def latest(app_label: str) -> tuple[str, str]:

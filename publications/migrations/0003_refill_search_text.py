@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from catalog.search import search_document
+from fruitcatalog.search import search_document
 
 
 def refill(apps, schema_editor):

@@ -1,19 +1,11 @@
-"""Fixtures of the publications tests: small factories."""
+"""Fixtures of the publications tests."""
 
-import factory
 import pytest
 
-from publications.models import Publication, PublicationFruit, PublicationFruitImage
-from publications.services import publication_link_fruit
-
-
-class PublicationFactory(factory.django.DjangoModelFactory):
-    """Publications saved through the model's save hook (search column, cover metadata)."""
-
-    class Meta:
-        model = Publication
-
-    title = factory.Sequence(lambda n: f"Publication {n}")
+from fruitcatalog.blobs.tests.media import make_object_png
+from publications.models import PublicationFruit, PublicationFruitImage
+from publications.services import publication_fruit_set_description, publication_link_fruit
+from publications.tests.factories import PublicationFactory
 
 
 @pytest.fixture
@@ -29,8 +21,7 @@ def link_fruit(db):
     def link(publication, fruit, pdf: bytes | None = None) -> PublicationFruit:
         created, _ = publication_link_fruit(publication=publication, fruit=fruit)
         if pdf is not None:
-            created.set_description(pdf)
-            created.save(update_fields=["description_data"])
+            publication_fruit_set_description(link=created, data=pdf)
         return created
 
     return link
@@ -39,7 +30,6 @@ def link_fruit(db):
 @pytest.fixture
 def add_publication_image(db):
     """Store an image of a linked fruit through the save hook: `add_publication_image(link)`."""
-    from conftest import make_object_png
 
     def add(link, data: bytes | None = None) -> PublicationFruitImage:
         return PublicationFruitImage.objects.create(link=link, data=data or make_object_png())

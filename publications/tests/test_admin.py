@@ -7,7 +7,7 @@ from django.contrib.messages import constants as message_levels
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from conftest import make_object_png, make_pdf_bytes
+from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 PUBLICATION_CHANGELIST = reverse("admin:publications_publication_changelist")

@@ -5,7 +5,7 @@ import hashlib
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conftest import make_image_bytes, make_pdf_bytes
+from fruitcatalog.blobs.tests.media import make_image_bytes, make_pdf_bytes
 from publications.models import Publication, PublicationFruit
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Permission, User
 
-from conftest import make_pdf_bytes
+from fruitcatalog.blobs.tests.media import make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 pytestmark = pytest.mark.django_db

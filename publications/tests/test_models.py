@@ -9,9 +9,9 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from catalog.backfill import backfill_thumbnails
-from catalog.migration_data import CURATORS_GROUP
-from conftest import make_object_png, make_pdf_bytes
+from fruitcatalog.blobs.backfill import backfill_thumbnails
+from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.curators import CURATORS_GROUP
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from django.apps import apps
 from django.db import connection, transaction
 
-from catalog import imaging
-from catalog.models import ThumbnailedImage
+from fruitcatalog.blobs import imaging
+from fruitcatalog.blobs.models import ThumbnailedImage
 
 DEFAULT_BATCH_SIZE = 50
 
@@ -21,7 +21,6 @@ class BackfillResult:
     generated: int = 0
     failed: int = 0
     failed_ids: list[int] = field(default_factory=list)
-    pending: int = 0  # what a dry run found to do
 
     def as_dict(self) -> dict:
         """The API's result body for one model."""
@@ -31,11 +30,6 @@ class BackfillResult:
 def thumbnailed_models() -> list[type[ThumbnailedImage]]:
     """Every concrete model built on the thumbnailed-image base, in every installed app."""
     return [model for model in apps.get_models() if issubclass(model, ThumbnailedImage)]
-
-
-def result_key(model) -> str:
-    """The result key of a model: "fruit_images", "publication_fruit_images"."""
-    return str(model._meta.verbose_name_plural).replace(" ", "_")
 
 
 def pending_count(model) -> int:
@@ -81,7 +75,7 @@ def backfill_model(
     """Generate missing thumbnails of one model, committing per batch."""
     result = BackfillResult()
     after_pk = 0
-    key = result_key(model)
+    key = model.backfill_key
     while limit is None or result.generated + result.failed < limit:
         size = (
             batch_size
@@ -108,23 +102,16 @@ def backfill_thumbnails(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     limit: int | None = None,
-    dry_run: bool = False,
     on_progress: ProgressCallback | None = None,
     models=None,
 ) -> dict[str, BackfillResult]:
-    """Generate thumbnails for every thumbnailed image stored without one.
+    """Generate thumbnails for every thumbnailed image stored without one, keyed by model.
 
-    `limit` caps the images processed per model; `dry_run` only counts them.
+    `limit` caps the images processed per model; `models` narrows the run (the admin action).
     """
-    results = {}
-    for model in models or thumbnailed_models():
-        if dry_run:
-            pending = pending_count(model)
-            results[result_key(model)] = BackfillResult(
-                pending=pending if limit is None else min(pending, limit)
-            )
-        else:
-            results[result_key(model)] = backfill_model(
-                model, batch_size=batch_size, limit=limit, on_progress=on_progress
-            )
-    return results
+    return {
+        model.backfill_key: backfill_model(
+            model, batch_size=batch_size, limit=limit, on_progress=on_progress
+        )
+        for model in models or thumbnailed_models()
+    }

@@ -5,11 +5,10 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.backfill import (
+from fruitcatalog.blobs.backfill import (
     DEFAULT_BATCH_SIZE,
     backfill_thumbnails,
     pending_count,
-    result_key,
     thumbnailed_models,
 )
 
@@ -50,7 +49,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch_size, limit, dry_run, **options):
         models = thumbnailed_models()
-        pending = {result_key(model): pending_count(model) for model in models}
+        pending = {model.backfill_key: pending_count(model) for model in models}
         total = sum(
             pending.values() if limit is None else (min(n, limit) for n in pending.values())
         )

@@ -1,43 +1,10 @@
-"""OpenAPI pieces drf-spectacular cannot infer: byte bodies and the error responses."""
+"""The OpenAPI document: its view, and the hooks that add what drf-spectacular cannot infer.
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse
-from rest_framework import serializers
+Byte bodies are described next to the byte views, in `fruitcatalog.blobs.schema`.
+"""
 
-BINARY_MEDIA = {"type": "string", "format": "binary"}
-
-
-class ImageUploadSerializer(serializers.Serializer):
-    """Multipart body of an image upload."""
-
-    image = serializers.FileField(help_text="A JPEG, PNG, GIF or WebP image, at most 5 MiB.")
-
-
-class PDFUploadSerializer(serializers.Serializer):
-    """Multipart body of a PDF upload."""
-
-    file = serializers.FileField(help_text="A PDF with at least one page, at most 5 MiB.")
-
-
-IMAGE_UPLOAD_REQUEST = {
-    "multipart/form-data": ImageUploadSerializer,
-    "image/*": OpenApiTypes.BINARY,
-    "application/octet-stream": OpenApiTypes.BINARY,
-}
-
-PDF_UPLOAD_REQUEST = {
-    "multipart/form-data": PDFUploadSerializer,
-    "application/pdf": OpenApiTypes.BINARY,
-    "application/octet-stream": OpenApiTypes.BINARY,
-}
-
-BINARY_RESPONSE = {
-    (200, "*/*"): OpenApiResponse(
-        OpenApiTypes.BINARY,
-        description="The stored bytes; `Content-Type` as detected from them. Strong `ETag`.",
-    ),
-    304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
-}
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.renderers import JSONRenderer
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -123,3 +90,12 @@ def add_error_responses(result, generator, request, public):
             if method == "get" and security is not None and {} not in security:
                 security.append({})
     return result
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI document (YAML, or JSON on request); its errors are JSON like the API's."""
+
+    def perform_content_negotiation(self, request, force=False):
+        if request.method not in ("GET", "HEAD"):
+            return JSONRenderer(), JSONRenderer.media_type
+        return super().perform_content_negotiation(request, force)

@@ -1,14 +1,12 @@
-"""Input rules of publications shared by the API and the admin forms: one rule, one place."""
+"""The check of uploaded PDFs, shared by the API and the admin forms: one rule, one place."""
 
 import io
 
 from django.core.exceptions import ValidationError
 from pypdf import PdfReader
 
-from catalog import imaging
-from catalog.validators import validate_upload_size
-
-PDF_CONTENT_TYPE = "application/pdf"
+from fruitcatalog.blobs.content_types import PDF, detect_content_type
+from fruitcatalog.blobs.uploads import validate_upload_size
 
 
 def validate_pdf_bytes(data: bytes) -> int:
@@ -21,9 +19,7 @@ def validate_pdf_bytes(data: bytes) -> int:
     again from a viewer fixes them).
     """
     validate_upload_size(data)
-    if not data:
-        raise ValidationError("The submitted file is empty.")
-    if imaging.detect_content_type(data) != PDF_CONTENT_TYPE:
+    if detect_content_type(data) != PDF:
         raise ValidationError("The file is not a PDF.")
     try:
         pages = len(PdfReader(io.BytesIO(data), strict=True).pages)

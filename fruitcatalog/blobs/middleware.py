@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.http import JsonResponse
 
-from catalog.parsers import UploadTooLarge
+from fruitcatalog.exceptions import UploadTooLarge
 
 
 class ChunkedBodyMiddleware:

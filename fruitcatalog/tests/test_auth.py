@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from rest_framework.test import APIClient
 
-from catalog.migration_data import CURATORS_GROUP
 from catalog.models import Fruit
+from fruitcatalog.curators import CURATORS_GROUP
 
 pytestmark = pytest.mark.django_db
 

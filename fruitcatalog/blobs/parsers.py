@@ -1,28 +1,10 @@
-"""Request parsers that never turn bad input into a 500."""
+"""Parsers of upload bodies: multipart or raw bytes, within the upload limit."""
 
 from django.conf import settings
 from rest_framework import parsers
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import ParseError
 
-
-class SafeJSONParser(parsers.JSONParser):
-    """DRF's JSON parser, also turning absurdly deep nesting (RecursionError) into a 400."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise ParseError("JSON parse error - nesting too deep.") from None
-
-
-class UploadTooLarge(APIException):
-    """The request body is larger than a limit (the upload limit, Django's memory limit)."""
-
-    status_code = 413
-    default_code = "upload_too_large"
-
-    def __init__(self, limit: int):
-        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
+from fruitcatalog.exceptions import UploadTooLarge
 
 
 def upload_limit() -> int:

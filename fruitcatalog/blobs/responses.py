@@ -7,19 +7,6 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.utils.http import content_disposition_header, parse_etags
 
-EXTENSIONS = {
-    "image/jpeg": "jpg",
-    "image/png": "png",
-    "image/gif": "gif",
-    "image/webp": "webp",
-    "application/pdf": "pdf",
-}
-
-
-def extension_for(content_type: str) -> str:
-    """File extension for a detected type ("bin" for anything unexpected)."""
-    return EXTENSIONS.get(content_type, "bin")
-
 
 @dataclass(frozen=True)
 class Blob:

@@ -9,7 +9,15 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from catalog.parsers import UploadTooLarge
+
+class UploadTooLarge(exceptions.APIException):
+    """The request body is larger than a limit (the upload limit, Django's memory limit)."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "upload_too_large"
+
+    def __init__(self, limit: int):
+        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
 
 
 class Conflict(exceptions.APIException):

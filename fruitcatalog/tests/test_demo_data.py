@@ -7,14 +7,11 @@ from django.apps import apps
 from django.core.management import call_command
 from PIL import Image, ImageChops
 
-from catalog.management.commands import load_demo_data
-from catalog.management.commands.load_demo_data import (
-    BACKGROUND,
-    DEMO_FRUITS,
-    DemoFruit,
-    draw_fruit,
-)
+from catalog.demo import BACKGROUND, DEMO_FRUITS, DemoFruit, draw_fruit
 from catalog.models import Fruit, FruitImage, FruitType
+from fruitcatalog.blobs.pdf import validate_pdf_bytes
+from publications import demo as publications_demo
+from publications.models import Publication, PublicationFruitImage
 
 
 def run(*args) -> str:
@@ -64,13 +61,7 @@ def row_counts() -> dict[str, int]:
 
 
 @pytest.mark.django_db
-@pytest.mark.skipif(not apps.is_installed("publications"), reason="no publications app")
 def test_demo_data_loads_two_publications_with_cover_linked_fruits_pdfs_and_plates():
-    # Looked up by label, as the command does: the catalog does not import publications.
-    Publication = apps.get_model("publications", "Publication")
-    PublicationFruitImage = apps.get_model("publications", "PublicationFruitImage")
-    validate_pdf_bytes = pytest.importorskip("publications.validators").validate_pdf_bytes
-
     output = run()
 
     assert "2 demo publications" in output
@@ -122,9 +113,9 @@ def test_a_drawn_fruit_sits_on_a_plain_background_with_margins(kind):
 
 def test_covers_are_drawn_without_system_fonts_too(monkeypatch):
     # The slim Docker image has no DejaVu: Pillow's own font, with the text spelled in ASCII.
-    monkeypatch.setattr(load_demo_data, "FONT_FILES", ("no-such-font.ttf", "no-such-font.ttf"))
-    publication = load_demo_data.DEMO_PUBLICATIONS[0]
+    monkeypatch.setattr(publications_demo, "FONT_FILES", ("no-such-font.ttf", "no-such-font.ttf"))
+    publication = publications_demo.DEMO_PUBLICATIONS[0]
 
-    cover = Image.open(io.BytesIO(load_demo_data.draw_cover(publication, DEMO_FRUITS[0])))
+    cover = Image.open(io.BytesIO(publications_demo.draw_cover(publication, DEMO_FRUITS[0])))
 
     assert cover.size == (600, 850)

@@ -1,18 +1,16 @@
-"""Tests of catalog.imaging: validation, inspection and the thumbnail contract, no database."""
+"""Tests of `fruitcatalog.blobs.imaging`: validation, inspection, the thumbnail contract; no DB."""
 
 import contextlib
 import io
 import random
-import statistics
 import struct
 import zlib
-from collections import Counter
 
 import pytest
-from PIL import Image, ImageChops, ImageCms, ImageDraw, ImageFile, ImageOps, ImageStat
+from PIL import Image, ImageChops, ImageCms, ImageDraw, ImageFile
 
-from catalog import imaging
-from catalog.imaging import (
+from fruitcatalog.blobs import imaging
+from fruitcatalog.blobs.imaging import (
     ImageError,
     content_box,
     fit_within,
@@ -20,6 +18,7 @@ from catalog.imaging import (
     make_thumbnail,
     pad_box,
 )
+from fruitcatalog.blobs.tests.reference import mean_difference, naive_thumbnail_image
 
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
@@ -98,43 +97,6 @@ def textured_photo(size, object_box, seed=1):
     ImageDraw.Draw(mask).ellipse((0, 0, object_size[0] - 1, object_size[1] - 1), fill=255)
     photo.paste(thing, object_box[:2], mask)
     return photo
-
-
-def naive_thumbnail(data):
-    """Reference: the thumbnail rules applied literally at full resolution."""
-    image = ImageOps.exif_transpose(Image.open(io.BytesIO(data)))
-    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
-        image = image.convert("RGBA")
-        box = image.getchannel("A").getbbox() or (0, 0, *image.size)
-        image = Image.alpha_composite(Image.new("RGBA", image.size, (*WHITE, 255)), image).convert(
-            "RGB"
-        )
-    else:
-        image = image.convert("RGB")
-        width, height = image.size
-        strips = [
-            (0, 0, width, 1),
-            (0, height - 1, width, height),
-            (0, 0, 1, height),
-            (width - 1, 0, width, height),
-        ]
-        border = [pixel for strip in strips for pixel in image.crop(strip).get_flattened_data()]
-        dominant = Counter(tuple(v // 16 for v in p) for p in border).most_common(1)[0][0]
-        members = [p for p in border if tuple(v // 16 for v in p) == dominant]
-        colour = tuple(sorted(channel)[len(channel) // 2] for channel in zip(*members, strict=True))
-        difference = ImageChops.difference(image, Image.new("RGB", image.size, colour))
-        box = difference.point(lambda v: 255 if v > imaging.BACKGROUND_TOLERANCE else 0).getbbox()
-        box = box or (0, 0, *image.size)
-    box = pad_box(box, image.size, imaging.THUMBNAIL_PADDING)
-    image = image.crop(box)
-    image.thumbnail((imaging.THUMBNAIL_MAX_SIDE,) * 2, Image.Resampling.LANCZOS)
-    return image, box
-
-
-def mean_difference(first, second):
-    if first.size != second.size:
-        first = first.resize(second.size, Image.Resampling.LANCZOS)
-    return statistics.fmean(ImageStat.Stat(ImageChops.difference(first, second)).mean)
 
 
 def icc_profile(classes: bytes, white_point: bytes, tags) -> bytes:
@@ -833,7 +795,7 @@ def test_thumbnail_matches_the_naive_full_resolution_pipeline(size, object_box, 
     data = encode(textured_photo(size, object_box), image_format, quality=90)
 
     ours, box = render(data)
-    naive, naive_box = naive_thumbnail(data)
+    naive, naive_box = naive_thumbnail_image(data)
 
     assert max(abs(a - b) for a, b in zip(box, naive_box, strict=True)) <= 3
     assert abs(ours.width - naive.width) <= 1 and abs(ours.height - naive.height) <= 1

@@ -2,7 +2,7 @@
 
 Bytes in, bytes or metadata out. Nothing here imports Django, so the rules are unit-tested and
 benchmarked on their own (bench/bench_thumbnails.py compares make_thumbnail with a naive
-full-resolution pipeline).
+full-resolution pipeline, `fruitcatalog.blobs.tests.reference`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
-import magic
 from PIL import Image, ImageChops, ImageCms, ImageMath, UnidentifiedImageError
+
+from fruitcatalog.blobs.content_types import (
+    GIF,
+    JPEG,
+    PNG,
+    WEBP,
+    detect_content_type,
+    extension_for,
+)
 
 
 class ImageError(ValueError):
@@ -25,13 +33,7 @@ class ImageError(ValueError):
 
 
 # Detected MIME type per allowed Pillow format.
-ALLOWED_FORMATS: dict[str, str] = {
-    "JPEG": "image/jpeg",
-    "PNG": "image/png",
-    "GIF": "image/gif",
-    "WEBP": "image/webp",
-}
-EXTENSIONS: dict[str, str] = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
+ALLOWED_FORMATS: dict[str, str] = {"JPEG": JPEG, "PNG": PNG, "GIF": GIF, "WEBP": WEBP}
 
 # 50 MP is above the largest common camera sensors (45 MP) and 8K frames (33 MP), so no real photo
 # is refused, while a fully decoded image at the cap (Pillow keeps 4 bytes a pixel) stays at
@@ -45,10 +47,6 @@ THUMBNAIL_PADDING = 5
 # while anything a viewer reads as an object (an eighth of the range or more) still counts.
 BACKGROUND_TOLERANCE = 32
 THUMBNAIL_QUALITY = 85
-
-# libmagic identifies every allowed format from its first bytes; SVG and HTML may need more (an
-# XML prolog and comments can come first), which 8 KiB covers without scanning a whole upload.
-MAGIC_PREFIX_BYTES = 8192
 
 _ORIENTATION_TAG = 0x0112
 _TRANSPOSE = {
@@ -92,14 +90,6 @@ class _Opened:
     image: Image.Image
     info: ImageInfo
     orientation: int
-
-
-def detect_content_type(data: bytes) -> str:
-    """MIME type libmagic detects from the first bytes of ``data``."""
-    try:
-        return magic.from_buffer(data[:MAGIC_PREFIX_BYTES], mime=True)
-    except magic.MagicException:
-        return "application/octet-stream"
 
 
 def inspect_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
@@ -224,7 +214,7 @@ def _open_checked(data: bytes, max_pixels: int) -> _Opened:
         width=width,
         height=height,
         frame_count=frame_count,
-        extension=EXTENSIONS[pillow_format],
+        extension=extension_for(content_type),
     )
     return _Opened(image, info, orientation)
 

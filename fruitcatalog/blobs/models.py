@@ -1,0 +1,287 @@
+"""Bytes stored in the database: one helper for "bytes + size + hash + type"; thumbnailed images.
+
+A model keeps bytes in a `BinaryField` with their metadata beside it in plain columns, so lists,
+HEAD requests and 304s answer from the metadata without reading the bytes. `StoredBytes` declares
+such a group of columns once; `StoredBytesModel.save()` keeps the metadata in step with the bytes.
+"""
+
+import hashlib
+from functools import cache
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+
+from fruitcatalog.blobs import imaging
+from fruitcatalog.blobs.content_types import JPEG, detect_content_type, extension_for
+from fruitcatalog.blobs.responses import Blob, column_loader
+
+
+def blob_fields(model) -> list[str]:
+    """Names of the model's byte columns."""
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.BinaryField)]
+
+
+class StoredBytes:
+    """Bytes with their size, SHA-256 and type, declared once: `cover = StoredBytes("cover")`.
+
+    The prefix names the columns: `cover_data`, `cover_size`, `cover_sha256` and
+    `cover_content_type` (no prefix: `data`, `size`, ...). `content_type` fixes the type of every
+    value instead of a detected-type column (PDFs are PDFs); `sized=False` means there is no size
+    column and the size comes from a `<prefix>_size` annotation when a query adds one.
+    On an instance, the attribute is a `StoredBytesValue`.
+    """
+
+    def __init__(self, prefix: str = "", *, content_type: str | None = None, sized: bool = True):
+        self.prefix = prefix
+        self.fixed_content_type = content_type
+        self.sized = sized
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return StoredBytesValue(self, instance)
+
+    def column(self, suffix: str) -> str:
+        """The name of one of the group's columns."""
+        return f"{self.prefix}_{suffix}" if self.prefix else suffix
+
+    @property
+    def data_field(self) -> str:
+        return self.column("data")
+
+    @property
+    def metadata_fields(self) -> list[str]:
+        """The columns derived from the bytes."""
+        fields = [self.column("sha256")]
+        if self.sized:
+            fields.append(self.column("size"))
+        if self.fixed_content_type is None:
+            fields.append(self.column("content_type"))
+        return fields
+
+
+class StoredBytesValue:
+    """The stored bytes of one row: metadata read without the bytes, bytes set with metadata."""
+
+    def __init__(self, spec: StoredBytes, instance: models.Model):
+        self.spec = spec
+        self.instance = instance
+
+    @property
+    def exists(self) -> bool:
+        """Whether bytes are stored (known without reading them)."""
+        return bool(self.sha256)
+
+    @property
+    def sha256(self) -> str:
+        return getattr(self.instance, self.spec.column("sha256"))
+
+    @property
+    def size(self) -> int:
+        """The size in bytes; from an annotation, or 0, when the group has no size column."""
+        return getattr(self.instance, self.spec.column("size"), 0) or 0
+
+    @property
+    def content_type(self) -> str:
+        if self.spec.fixed_content_type is not None:
+            return self.spec.fixed_content_type
+        return getattr(self.instance, self.spec.column("content_type"))
+
+    def set(self, data: bytes | None, *, content_type: str | None = None) -> None:
+        """Take new bytes (already validated) with their metadata; empty or `None` removes them.
+
+        `content_type` is what a caller has already detected (an image's type, checked by
+        Pillow); otherwise libmagic names it.
+        """
+        spec, instance = self.spec, self.instance
+        data = bytes(data) if data else b""
+        setattr(instance, spec.data_field, data or None)
+        setattr(instance, spec.column("sha256"), hashlib.sha256(data).hexdigest() if data else "")
+        if spec.sized:
+            setattr(instance, spec.column("size"), len(data))
+        if spec.fixed_content_type is None:
+            if data and content_type is None:
+                content_type = detect_content_type(data)
+            setattr(instance, spec.column("content_type"), content_type or "")
+        # The save hook compares by identity: bytes measured here need no second hash.
+        instance.__dict__[f"_measured_{spec.data_field}"] = getattr(instance, spec.data_field)
+
+    def is_stale(self) -> bool:
+        """Whether the bytes on the instance differ from what the metadata describes."""
+        spec, instance = self.spec, self.instance
+        # Deferred bytes mean the row was loaded for its metadata only: nothing can be stale.
+        if spec.data_field in instance.get_deferred_fields():
+            return False
+        current = getattr(instance, spec.data_field)
+        if current is not None and current is instance.__dict__.get(f"_measured_{spec.data_field}"):
+            return False
+        data = bytes(current) if current else b""
+        return self.sha256 != (hashlib.sha256(data).hexdigest() if data else "")
+
+    def refresh(self) -> None:
+        """Measure the bytes on the instance again."""
+        self.set(getattr(self.instance, self.spec.data_field))
+
+    def blob(self, stem: str) -> Blob:
+        """What a byte response needs, reading the bytes only when a body is sent."""
+        model = type(self.instance)
+        return Blob(
+            content_type=self.content_type,
+            size=self.size,
+            sha256=self.sha256,
+            filename=f"{stem}.{extension_for(self.content_type)}",
+            load=column_loader(model._base_manager, self.instance.pk, self.spec.data_field),
+        )
+
+
+class BlobQuerySet(models.QuerySet):
+    """Query shapes of every model with byte columns."""
+
+    def without_blobs(self):
+        """Everything but the byte columns: lists, metadata and 304s never read them."""
+        return self.defer(*blob_fields(self.model))
+
+
+class StoredBytesModel(models.Model):
+    """A model with `StoredBytes` groups: saving keeps each group's metadata in step."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        """Re-derive what changed bytes determine, then save (a partial save writes it too)."""
+        update_fields = kwargs.get("update_fields")
+        for spec in stored_bytes_of(type(self)):
+            value = getattr(self, spec.name)
+            if value.is_stale():
+                self.bytes_changed(value)
+            if update_fields is not None and spec.data_field in update_fields:
+                update_fields = {*update_fields, *self.fields_derived_from(spec)}
+        if update_fields is not None:
+            kwargs["update_fields"] = update_fields
+        super().save(*args, **kwargs)
+
+    def bytes_changed(self, value: StoredBytesValue) -> None:
+        """Bring what derives from one group's bytes up to date (by default: its metadata)."""
+        value.refresh()
+
+    def fields_derived_from(self, spec: StoredBytes) -> list[str]:
+        """The columns a change of one group's bytes rewrites."""
+        return spec.metadata_fields
+
+
+@cache
+def stored_bytes_of(model) -> tuple[StoredBytes, ...]:
+    """The `StoredBytes` groups a model class declares (its bases' included)."""
+    found = {}
+    for klass in reversed(model.__mro__):
+        for value in vars(klass).values():
+            if isinstance(value, StoredBytes):
+                found[value.name] = value
+    return tuple(found.values())
+
+
+class ThumbnailedImageQuerySet(BlobQuerySet):
+    """Query shapes shared by every thumbnailed-image model."""
+
+    def with_thumbnail_size(self):
+        """Annotate `thumbnail_size`, which a HEAD of a thumbnail answers as Content-Length.
+
+        LENGTH() of a blob reads its stored size, not its bytes (SQLite's record header,
+        PostgreSQL's TOAST header).
+        """
+        return self.annotate(thumbnail_size=Length("thumbnail_data"))
+
+    def missing_thumbnail(self):
+        """Rows stored without a thumbnail (bulk inserts, `update()`, rows from before them)."""
+        return self.filter(Q(thumbnail_data__isnull=True) | Q(thumbnail_sha256=""))
+
+
+class ThumbnailedImage(StoredBytesModel):
+    """An image stored as bytes with its metadata and a JPEG thumbnail cropped to its content.
+
+    The save hook keeps metadata and thumbnail in step with `data`; `QuerySet.update`,
+    `bulk_create` and `loaddata` skip it, which is what the thumbnail backfill is for. Concrete
+    models name their `backfill_key`, under which the backfill reports them.
+    """
+
+    data = models.BinaryField()
+    content_type = models.CharField(max_length=100, blank=True, default="")
+    size = models.PositiveBigIntegerField(default=0)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    thumbnail_data = models.BinaryField(null=True, blank=True)
+    thumbnail_sha256 = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    original = StoredBytes()
+    thumbnail = StoredBytes("thumbnail", content_type=JPEG, sized=False)
+
+    objects = ThumbnailedImageQuerySet.as_manager()
+
+    backfill_key: str  # the backfill's result key, e.g. "fruit_images"
+
+    class Meta:
+        abstract = True
+
+    @property
+    def has_thumbnail(self) -> bool:
+        """Whether a thumbnail is stored (known without reading the thumbnail bytes)."""
+        return self.thumbnail.exists
+
+    def bytes_changed(self, value):
+        if value.spec is type(self).original:
+            self.refresh_metadata()
+            self.refresh_thumbnail()
+        # The thumbnail is derived: set with its hash by refresh_thumbnail, never on its own.
+
+    def fields_derived_from(self, spec):
+        if spec is type(self).original:
+            return [
+                "content_type",
+                "size",
+                "width",
+                "height",
+                "sha256",
+                "thumbnail_data",
+                "thumbnail_sha256",
+            ]
+        return super().fields_derived_from(spec)
+
+    def set_data(self, data: bytes):
+        """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""
+        self.data = data
+        self.refresh_metadata()
+        self.refresh_thumbnail()
+
+    def refresh_metadata(self):
+        """Detect type and dimensions from the bytes; raise `imaging.ImageError` if unfit."""
+        data = bytes(self.data)
+        info = imaging.inspect_image(data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS)
+        self.original.set(data, content_type=info.content_type)
+        self.width = info.width
+        self.height = info.height
+
+    def refresh_thumbnail(self):
+        """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""
+        self.thumbnail.set(
+            imaging.make_thumbnail(
+                bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+            )
+        )
+
+    def original_blob(self, stem: str) -> Blob:
+        """The stored image as a byte response serves it."""
+        return self.original.blob(stem)
+
+    def thumbnail_blob(self, stem: str) -> Blob:
+        """The thumbnail, or the image itself when it has none (HEAD: `with_thumbnail_size()`)."""
+        if self.has_thumbnail:
+            return self.thumbnail.blob(f"{stem}-thumbnail")
+        return self.original.blob(stem)

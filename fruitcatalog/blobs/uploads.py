@@ -1,0 +1,75 @@
+"""Checks of uploaded bytes shared by the API and the admin forms, and reading them off a request.
+
+The checks raise Django's `ValidationError`; the API's exception handler and the forms both
+turn it into their own error shapes (one rule, one place).
+"""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.exceptions import ValidationError
+
+from fruitcatalog.blobs import imaging
+
+
+def uploaded_bytes(request, field: str) -> bytes:
+    """The uploaded bytes: the multipart file in `field`, or the raw body.
+
+    The route's parsers have already answered 415 for other content types and 413 for bodies
+    over the limit.
+    """
+    data = request.data
+    if isinstance(data, bytes):
+        if not data:
+            raise ValidationError({field: ["The submitted file is empty."]})
+        return data
+    upload = request.FILES.get(field)
+    if upload is None:
+        raise ValidationError({field: ["No file was submitted."]})
+    return upload.read()
+
+
+def as_field_error(field: str, error: DjangoValidationError) -> ValidationError:
+    """A Django validation error as DRF's `{"field": [...]}` body."""
+    return ValidationError({field: error.messages})
+
+
+def validate_upload_size(data: bytes) -> None:
+    """Refuse empty bytes and bytes over the upload limit.
+
+    The API answers 413 earlier, from the request's length; this is the forms' check, and the
+    last line of defence for any other caller.
+    """
+    limit = settings.FRUITCATALOG_MAX_UPLOAD_BYTES
+    if len(data) > limit:
+        raise DjangoValidationError(f"The file is larger than the limit of {limit} bytes.")
+    if not data:
+        raise DjangoValidationError("The submitted file is empty.")
+
+
+def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
+    """Accept JPEG, PNG, GIF or WebP bytes within the limits that decode completely.
+
+    For images stored without a thumbnail (a publication cover); decoding is the thumbnail's,
+    so what passes here would also pass `apply_image_upload`.
+    """
+    validate_upload_size(data)
+    max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+    try:
+        info = imaging.inspect_image(data, max_pixels=max_pixels)
+        imaging.make_thumbnail(data, max_pixels=max_pixels)
+    except imaging.ImageError as error:
+        raise DjangoValidationError(str(error)) from None
+    return info
+
+
+def apply_image_upload(image, data: bytes) -> None:
+    """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
+
+    The API and the admin both call this, so an image is accepted only when its thumbnail can be
+    made, and the save hook then finds nothing left to compute.
+    """
+    validate_upload_size(data)
+    try:
+        image.set_data(data)
+    except imaging.ImageError as error:
+        raise DjangoValidationError(str(error)) from None

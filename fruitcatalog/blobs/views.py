@@ -1,0 +1,141 @@
+"""Byte endpoints: the base viewset of thumbnailed images, upload helpers, the backfill endpoint."""
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from fruitcatalog.blobs.backfill import backfill_thumbnails
+from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
+from fruitcatalog.blobs.responses import blob_response
+from fruitcatalog.blobs.uploads import apply_image_upload, as_field_error
+from fruitcatalog.permissions import IsStaffOrReadOnly, ParentChangePermission
+
+
+class BytesNegotiationMixin:
+    """Byte actions answer whatever the client accepts; their errors still render as JSON."""
+
+    byte_actions: frozenset[str] = frozenset()
+
+    def perform_content_negotiation(self, request, force=False):
+        # DRF would answer `Accept: image/*` with 406, as no JSON renderer matches it.
+        force = force or getattr(self, "action", None) in self.byte_actions
+        return super().perform_content_negotiation(request, force=force)
+
+
+class UploadFormMixin:
+    """The browsable API offers the upload as its POST form; responses keep `serializer_class`."""
+
+    upload_serializer_class: type[serializers.Serializer] | None = None
+
+    def get_serializer_class(self):
+        if self.upload_serializer_class and getattr(self.request, "method", None) == "POST":
+            return self.upload_serializer_class
+        return super().get_serializer_class()
+
+
+def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
+    """Validate uploaded bytes, make the thumbnail and store the image; a 400 when unfit."""
+    try:
+        apply_image_upload(image, data)
+    except DjangoValidationError as error:
+        raise as_field_error(field, error) from None
+    with transaction.atomic():
+        image.save()
+
+
+class ThumbnailedImageViewSet(
+    UploadFormMixin,
+    BytesNegotiationMixin,
+    mixins.ListModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Images of one parent resource: metadata as JSON, bytes and thumbnails as themselves.
+
+    Reads are public; writes need `change_` on `parent_model`. A subclass names its queryset,
+    serializers, `parent_model` and the image id's URL keyword, and says how to find the parent
+    (`get_parent`), how an upload becomes an unsaved image (`build_upload`) and what the
+    downloaded files are called (`file_stem`).
+    """
+
+    permission_classes = [ParentChangePermission]
+    parser_classes = IMAGE_UPLOAD_PARSERS
+    pagination_class = None
+    filter_backends = []
+    byte_actions = frozenset({"retrieve", "thumbnail"})
+    image_url_kwarg = "imageId"
+
+    def get_parent(self):
+        """The parent in the path, or 404."""
+        raise NotImplementedError
+
+    def build_upload(self, request) -> tuple:
+        """The unsaved image an upload creates, and the uploaded bytes."""
+        raise NotImplementedError
+
+    def file_stem(self, image) -> str:
+        """The name of the image's file, without extension (Content-Disposition)."""
+        raise NotImplementedError
+
+    def get_object(self):
+        queryset = self.get_queryset()
+        if self.action == "thumbnail" and self.request.method == "HEAD":
+            queryset = queryset.with_thumbnail_size()
+        return get_object_or_404(queryset, pk=self.kwargs[self.image_url_kwarg])
+
+    def list(self, request, *args, **kwargs):
+        self.get_parent()
+        return super().list(request, *args, **kwargs)
+
+    def create(self, request, *args, **kwargs):
+        image, data = self.build_upload(request)
+        save_uploaded_image(image, data)
+        body = self.serializer_class(image, context=self.get_serializer_context()).data
+        location = request.build_absolute_uri(image.get_absolute_url())
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+    def retrieve(self, request, *args, **kwargs):
+        image = self.get_object()
+        return blob_response(request, image.original_blob(self.file_stem(image)))
+
+    # An action, so that subclasses can document it with `extend_schema_view` (routes are explicit).
+    @action(detail=True, methods=["get"])
+    def thumbnail(self, request, *args, **kwargs):
+        image = self.get_object()
+        return blob_response(request, image.thumbnail_blob(self.file_stem(image)))
+
+
+class BackfillResultSerializer(serializers.Serializer):
+    """What the backfill did for one kind of image."""
+
+    generated = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    failed_ids = serializers.ListField(child=serializers.IntegerField())
+
+
+class BackfillReportSerializer(serializers.Serializer):
+    """The backfill's result per kind of image."""
+
+    # The keys are the models' `backfill_key`s. One instance per key: a shared field instance would be bound to the last name only.
+    fruit_images = BackfillResultSerializer()
+    publication_fruit_images = BackfillResultSerializer()
+
+
+class BackfillThumbnailsView(APIView):
+    """Generate missing thumbnails (staff only): the work of `manage.py backfill_thumbnails`."""
+
+    permission_classes = [IsStaffOrReadOnly]
+
+    @extend_schema(
+        summary="Generate missing thumbnails",
+        request=None,
+        responses={200: BackfillReportSerializer},
+    )
+    def post(self, request):
+        results = backfill_thumbnails()
+        return Response({key: result.as_dict() for key, result in results.items()})

@@ -1,0 +1,37 @@
+"""`manage.py load_demo_data`: demo fruits and publications, to try the service out."""
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from catalog.demo import load_demo_fruits
+from publications.demo import load_demo_publications
+
+
+class Command(BaseCommand):
+    help = (
+        "Load about 30 real fruit varieties (apples, pears, quinces, cherries, plums, apricots, "
+        "peaches) with their synonyms and a drawn image each, and two publications with a cover, "
+        "linked fruits with a PDF each and a plate. Idempotent: fruits are matched by name, "
+        "publications by title, and a second run changes nothing."
+    )
+
+    def handle(self, *args, **options):
+        verbose = options["verbosity"] > 1
+        with transaction.atomic():
+            fruits_created, fruits_present = load_demo_fruits(self.stdout if verbose else None)
+            pubs_created, pubs_present = load_demo_publications(self.stdout if verbose else None)
+        if not fruits_created and not pubs_created:
+            self.stdout.write(
+                f"Demo data already loaded ({fruits_present} fruits, {pubs_present} "
+                "publications): nothing to do."
+            )
+            return
+        done = []
+        if fruits_created:
+            done.append(f"{fruits_created} demo fruits with an image each")
+        if pubs_created:
+            done.append(f"{pubs_created} demo publications with cover, linked fruits and PDFs")
+        summary = "Created " + " and ".join(done)
+        if fruits_present or pubs_present:
+            summary += f" ({fruits_present + pubs_present} were already there)"
+        self.stdout.write(self.style.SUCCESS(summary + "."))

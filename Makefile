@@ -21,14 +21,16 @@ run: $(STAMP)
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## test: install, lint, check migrations, run the whole suite (SQLite unless DATABASE_URL is set)
+## test: install, lint, check import layers and migrations, run every test (SQLite unless DATABASE_URL)
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 ## bench: thumbnail speed and memory against a naive Pillow pipeline, backfill peak memory
 bench: $(STAMP)

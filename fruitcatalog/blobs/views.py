@@ -121,7 +121,8 @@ class BackfillResultSerializer(serializers.Serializer):
 class BackfillReportSerializer(serializers.Serializer):
     """The backfill's result per kind of image."""
 
-    # The keys are the models' `backfill_key`s. One instance per key: a shared field instance would be bound to the last name only.
+    # The keys are the models' `backfill_key`s. One instance per key: a shared field instance
+    # would be bound to the last name only.
     fruit_images = BackfillResultSerializer()
     publication_fruit_images = BackfillResultSerializer()
 

@@ -13,6 +13,7 @@ from fruitcatalog.blobs.backfill import backfill_thumbnails
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from fruitcatalog.curators import CURATORS_GROUP
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.services import publication_link_fruit
 
 pytestmark = pytest.mark.django_db
 
@@ -145,3 +146,29 @@ def test_the_permissions_migration_reverses_to_catalog_permissions_only(db):
     group = Group.objects.get(name=CURATORS_GROUP)
     assert not group.permissions.filter(content_type__app_label="publications").exists()
     assert group.permissions.filter(content_type__app_label="catalog").exists()
+
+
+def test_links_and_their_images_read_as_a_person_says_them(fruit_factory, publication_factory):
+    fruit = fruit_factory(name="Cox Orange", catalog_number=7)
+    publication = publication_factory(title="Deutschlands Obstsorten", year=1905)
+    link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+    plate = PublicationFruitImage.objects.create(link=link, data=make_object_png())
+
+    assert str(PublicationFruit.objects.get(pk=link.pk)) == (
+        "Cox Orange in Deutschlands Obstsorten (1905)"
+    )
+    assert str(PublicationFruitImage.objects.get(pk=plate.pk)) == (
+        f"Image {plate.pk} of Cox Orange in Deutschlands Obstsorten (1905)"
+    )
+
+
+def test_naming_a_link_never_reads_the_cover(
+    fruit_factory, publication_factory, png_bytes, reads_no_bytes
+):
+    publication = publication_factory(title="Pomona", cover_data=png_bytes)
+    link, _ = publication_link_fruit(publication=publication, fruit=fruit_factory(name="Kaiser"))
+
+    with reads_no_bytes():
+        name = str(PublicationFruit.objects.without_blobs().get(pk=link.pk))
+
+    assert name == "Kaiser in Pomona"

@@ -5,7 +5,6 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 from django.contrib.messages import constants as message_levels
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -14,11 +13,12 @@ from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
 from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
 from fruitcatalog.curators import CURATORS_GROUP
 from fruitcatalog.search import search_document
+from fruitcatalog.tests.admin_pages import form_errors, management_form, png_upload
+from fruitcatalog.tests.queries import selected_blob_columns
 
 FRUIT_CHANGELIST = reverse("admin:catalog_fruit_changelist")
 FRUIT_ADD = reverse("admin:catalog_fruit_add")
 IMAGE_CHANGELIST = reverse("admin:catalog_fruitimage_changelist")
-BLOB_COLUMNS = ('"data"', '"thumbnail_data"')
 
 
 def fruit_change_url(fruit):
@@ -64,21 +64,6 @@ def fruit_form_data(
     return data
 
 
-def management_form(prefix, *, total, initial):
-    """An inline formset's management form data."""
-    return {
-        f"{prefix}-TOTAL_FORMS": str(total),
-        f"{prefix}-INITIAL_FORMS": str(initial),
-        f"{prefix}-MIN_NUM_FORMS": "0",
-        f"{prefix}-MAX_NUM_FORMS": "1000",
-    }
-
-
-def png_upload(data=None, name="fruit.png", content_type="image/png"):
-    """An uploaded file (a small PNG unless `data` says otherwise)."""
-    return SimpleUploadedFile(name, data if data is not None else make_object_png(), content_type)
-
-
 def bulk_fruits(count, *, start=1, with_synonyms=True):
     """Many fruits fast: `bulk_create` with the search column filled as the services do."""
     fruits = Fruit.objects.bulk_create(
@@ -95,20 +80,6 @@ def bulk_fruits(count, *, start=1, with_synonyms=True):
             FruitSynonym(fruit=fruit, name=f"Alias {fruit.catalog_number}") for fruit in fruits
         )
     return fruits
-
-
-def assert_no_blob_reads(queries):
-    """Assert that no query names a byte column."""
-    for query in queries:
-        assert not any(column in query["sql"] for column in BLOB_COLUMNS), query["sql"]
-
-
-def form_errors(response) -> str:
-    """The text of every error list on an admin page."""
-    return " ".join(
-        re.sub(r"<[^>]+>", " ", match)
-        for match in re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.text, re.S)
-    )
 
 
 # --- the fruit list ------------------------------------------------------------------------------
@@ -159,7 +130,7 @@ def test_fruit_changelist_of_many_fruits_takes_constant_queries_and_reads_no_byt
     assert response.text.count('class="catalog-thumb"') == 10 + 1
     assert "Alias 100" in response.text  # synonyms from the prefetch
     assert len(many_queries) <= 5  # session, user, count, page, synonyms
-    assert_no_blob_reads(many_queries.captured_queries)
+    assert selected_blob_columns(many_queries.captured_queries) == set()
 
 
 def test_fruit_changelist_shows_100_fruits_a_page(admin_client):
@@ -455,7 +426,7 @@ def test_change_page_shows_previews_and_metadata_without_reading_bytes(
     assert "120 \N{MULTIPLICATION SIGN} 100" in response.text
     assert 'enctype="multipart/form-data"' in response.text
     assert 'value="Topas"' in response.text
-    assert_no_blob_reads(queries.captured_queries)
+    assert selected_blob_columns(queries.captured_queries) == set()
 
 
 def test_delete_checkbox_removes_an_image(admin_client, fruit_factory, add_image):
@@ -496,7 +467,7 @@ def test_image_changelist_shows_previews_and_metadata_in_constant_queries_withou
     assert response.status_code == 200
     assert response.text.count('class="catalog-thumb"') == 21
     assert "9 Topaz" in response.text
-    assert_no_blob_reads(many.captured_queries)
+    assert selected_blob_columns(many.captured_queries) == set()
 
 
 def test_image_list_searches_by_fruit_ignoring_accents(admin_client, fruit_factory, add_image):
@@ -624,7 +595,7 @@ def test_deleting_a_fruit_takes_its_images_without_reading_their_bytes(
     assert response.status_code == 302
     assert not Fruit.objects.exists()
     assert not FruitImage.objects.exists()
-    assert_no_blob_reads(queries.captured_queries)
+    assert selected_blob_columns(queries.captured_queries) == set()
 
 
 def test_delete_selected_images_reads_no_bytes(admin_client, fruit_factory, add_image):
@@ -638,7 +609,7 @@ def test_delete_selected_images_reads_no_bytes(admin_client, fruit_factory, add_
 
     assert confirm.status_code == 200
     assert list(FruitImage.objects.values_list("pk", flat=True)) == [images[2].pk]
-    assert_no_blob_reads(queries.captured_queries)
+    assert selected_blob_columns(queries.captured_queries) == set()
 
 
 def test_an_empty_catalog_number_is_refused_when_no_number_is_left(admin_client, fruit_factory):

@@ -4,10 +4,16 @@ import re
 
 import pytest
 from django.contrib.messages import constants as message_levels
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.tests.admin_pages import (
+    form_errors,
+    management_form,
+    pdf_upload,
+    png_upload,
+    uploaded_file,
+)
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 PUBLICATION_CHANGELIST = reverse("admin:publications_publication_changelist")
@@ -24,33 +30,6 @@ def publication_url(publication):
 def link_url(link):
     """The admin change page of a link (its PDF and images)."""
     return reverse("admin:publications_publicationfruit_change", args=[link.pk])
-
-
-def upload(data, name, content_type):
-    """An uploaded file."""
-    return SimpleUploadedFile(name, data, content_type)
-
-
-def png(data=None):
-    """An uploaded PNG (a small one unless `data` is given)."""
-    return upload(data if data is not None else make_object_png(), "plate.png", "image/png")
-
-
-def pdf(data=None):
-    """An uploaded PDF (a one-page one unless `data` is given)."""
-    return upload(
-        data if data is not None else make_pdf_bytes(), "description.pdf", "application/pdf"
-    )
-
-
-def management_form(prefix, *, total, initial):
-    """An inline formset's management form data."""
-    return {
-        f"{prefix}-TOTAL_FORMS": str(total),
-        f"{prefix}-INITIAL_FORMS": str(initial),
-        f"{prefix}-MIN_NUM_FORMS": "0",
-        f"{prefix}-MAX_NUM_FORMS": "1000",
-    }
 
 
 def publication_form_data(
@@ -102,14 +81,6 @@ def link_form_data(*, images=(), uploads=(), description=None, remove_descriptio
     for offset, image_upload in enumerate(uploads):
         data[f"images-{len(images) + offset}-upload"] = image_upload
     return data
-
-
-def form_errors(response) -> str:
-    """The text of every error list on an admin page."""
-    return " ".join(
-        re.sub(r"<[^>]+>", " ", match)
-        for match in re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.text, re.S)
-    )
 
 
 # --- the publication list ------------------------------------------------------------------------
@@ -180,7 +151,7 @@ def test_publication_search_ignores_case_and_accents(admin_client, publication_f
 def test_add_publication_with_a_cover(admin_client):
     cover = make_object_png(size=(300, 400))
 
-    response = admin_client.post(PUBLICATION_ADD, publication_form_data(cover=png(cover)))
+    response = admin_client.post(PUBLICATION_ADD, publication_form_data(cover=png_upload(cover)))
 
     assert response.status_code == 302, form_errors(response)
     publication = Publication.objects.get()
@@ -196,7 +167,7 @@ def test_add_publication_with_a_cover(admin_client):
 )
 def test_a_cover_that_is_not_a_complete_image_is_a_form_error(admin_client, data):
     response = admin_client.post(
-        PUBLICATION_ADD, publication_form_data(cover=upload(data, "cover.png", "image/png"))
+        PUBLICATION_ADD, publication_form_data(cover=uploaded_file(data, "cover.png", "image/png"))
     )
 
     assert response.status_code == 200
@@ -207,7 +178,7 @@ def test_a_cover_that_is_not_a_complete_image_is_a_form_error(admin_client, data
 def test_a_cover_over_the_size_limit_is_a_form_error(admin_client, settings):
     settings.FRUITCATALOG_MAX_UPLOAD_BYTES = 100
 
-    response = admin_client.post(PUBLICATION_ADD, publication_form_data(cover=png()))
+    response = admin_client.post(PUBLICATION_ADD, publication_form_data(cover=png_upload()))
 
     assert "The file is larger than the limit of 100 bytes." in form_errors(response)
     assert not Publication.objects.exists()
@@ -254,7 +225,7 @@ def test_link_fruits_with_a_pdf_through_the_inline(
     response = admin_client.post(
         publication_url(publication),
         publication_form_data(
-            title="Pomona", new_links=[(boskoop.pk, pdf(description)), (conference.pk, None)]
+            title="Pomona", new_links=[(boskoop.pk, pdf_upload(description)), (conference.pk, None)]
         ),
     )
 
@@ -278,7 +249,7 @@ def test_a_description_that_is_not_a_complete_pdf_is_a_form_error(
 
     response = admin_client.post(
         publication_url(publication),
-        publication_form_data(title="Pomona", new_links=[(fruit.pk, pdf(data))]),
+        publication_form_data(title="Pomona", new_links=[(fruit.pk, pdf_upload(data))]),
     )
 
     assert response.status_code == 200
@@ -380,7 +351,7 @@ def test_upload_an_image_of_a_linked_fruit_on_its_link_page(
     link = link_fruit(publication_factory(title="Pomona"), fruit_factory(name="Boskoop"))
     data = make_object_png(size=(400, 300), box=(100, 50, 199, 149))
 
-    response = admin_client.post(link_url(link), link_form_data(uploads=[png(data)]))
+    response = admin_client.post(link_url(link), link_form_data(uploads=[png_upload(data)]))
 
     assert response.status_code == 302, form_errors(response)
     image = PublicationFruitImage.objects.get(link=link)
@@ -396,7 +367,7 @@ def test_a_bad_image_on_the_link_page_is_a_form_error(
     link = link_fruit(publication_factory(title="Pomona"), fruit_factory(name="Boskoop"))
 
     response = admin_client.post(
-        link_url(link), link_form_data(uploads=[upload(data, "x.png", "image/png")])
+        link_url(link), link_form_data(uploads=[uploaded_file(data, "x.png", "image/png")])
     )
 
     assert response.status_code == 200
@@ -412,7 +383,9 @@ def test_the_link_page_replaces_and_removes_the_pdf(
     )
     replacement = make_pdf_bytes(pages=3)
 
-    replaced = admin_client.post(link_url(link), link_form_data(description=pdf(replacement)))
+    replaced = admin_client.post(
+        link_url(link), link_form_data(description=pdf_upload(replacement))
+    )
     link.refresh_from_db()
     assert replaced.status_code == 302, form_errors(replaced)
     assert bytes(link.description_data) == replacement

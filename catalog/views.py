@@ -8,7 +8,11 @@ from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_update
-from fruitcatalog.blobs.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST, ImageUploadSerializer
+from fruitcatalog.blobs.schema import (
+    IMAGE_UPLOAD_REQUEST,
+    ImageUploadSerializer,
+    image_viewset_schema,
+)
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
 from fruitcatalog.ids import ID_PATTERN
@@ -52,21 +56,13 @@ class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
         return fruit_update(fruit=serializer.instance, **serializer.validated_data)
 
 
-@extend_schema_view(
-    list=extend_schema(summary="List a fruit's images, oldest first"),
+@image_viewset_schema(
+    image_id=IMAGE_ID,
+    list_summary="List a fruit's images, oldest first",
     create=extend_schema(
         summary="Upload an image of a fruit",
         request=IMAGE_UPLOAD_REQUEST,
         responses={201: ImageInfoSerializer},
-    ),
-    retrieve=extend_schema(
-        summary="Get the image bytes", parameters=[IMAGE_ID], responses=BINARY_RESPONSE
-    ),
-    destroy=extend_schema(summary="Delete an image", parameters=[IMAGE_ID], responses={204: None}),
-    thumbnail=extend_schema(
-        summary="Get the JPEG thumbnail (the full image when it has none)",
-        parameters=[IMAGE_ID],
-        responses=BINARY_RESPONSE,
     ),
 )
 @extend_schema(parameters=[FRUIT_ID])

@@ -15,7 +15,12 @@ from fruitcatalog.blobs.parsers import (
 )
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from fruitcatalog.blobs.responses import blob_response
-from fruitcatalog.blobs.schema import BINARY_RESPONSE, IMAGE_UPLOAD_REQUEST, PDF_UPLOAD_REQUEST
+from fruitcatalog.blobs.schema import (
+    BINARY_RESPONSE,
+    IMAGE_UPLOAD_REQUEST,
+    PDF_UPLOAD_REQUEST,
+    image_viewset_schema,
+)
 from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
 from fruitcatalog.blobs.views import BytesNegotiationMixin, ThumbnailedImageViewSet
 from fruitcatalog.ids import ID_PATTERN
@@ -253,22 +258,14 @@ class PublicationFruitDescriptionViewSet(
         return self.get_serializer(PublicationFruit.objects.with_list_data().get(pk=link.pk)).data
 
 
-@extend_schema_view(
-    list=extend_schema(summary="List a publication's fruit images, oldest first"),
+@image_viewset_schema(
+    image_id=IMG_ID,
+    list_summary="List a publication's fruit images, oldest first",
     create=extend_schema(
         summary="Upload an image of a linked fruit",
         description="400 when `fruit` is not linked to the publication.",
         request={"multipart/form-data": PublicationFruitImageUploadSerializer},
         responses={201: PublicationFruitImageSerializer},
-    ),
-    retrieve=extend_schema(
-        summary="Get the image bytes", parameters=[IMG_ID], responses=BINARY_RESPONSE
-    ),
-    destroy=extend_schema(summary="Delete an image", parameters=[IMG_ID], responses={204: None}),
-    thumbnail=extend_schema(
-        summary="Get the JPEG thumbnail (the full image when it has none)",
-        parameters=[IMG_ID],
-        responses=BINARY_RESPONSE,
     ),
 )
 @extend_schema(parameters=[PUBLICATION_ID])

@@ -1,7 +1,7 @@
 """OpenAPI descriptions of byte bodies: uploads (multipart or raw) and byte responses."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 
 
@@ -36,3 +36,22 @@ BINARY_RESPONSE = {
     ),
     304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
 }
+
+
+def image_viewset_schema(*, image_id, list_summary: str, create):
+    """Document a `ThumbnailedImageViewSet`: its list, upload (`create`), bytes and thumbnail."""
+    return extend_schema_view(
+        list=extend_schema(summary=list_summary),
+        create=create,
+        retrieve=extend_schema(
+            summary="Get the image bytes", parameters=[image_id], responses=BINARY_RESPONSE
+        ),
+        destroy=extend_schema(
+            summary="Delete an image", parameters=[image_id], responses={204: None}
+        ),
+        thumbnail=extend_schema(
+            summary="Get the JPEG thumbnail (the full image when it has none)",
+            parameters=[image_id],
+            responses=BINARY_RESPONSE,
+        ),
+    )

@@ -18,7 +18,7 @@ from catalog.forms import (
     SynonymFormSet,
 )
 from catalog.models import Fruit, FruitImage, FruitSynonym
-from catalog.services import fruit_save
+from catalog.services import fruit_delete, fruit_save
 from catalog.validators import SYNONYMS_MAX
 from fruitcatalog.blobs.admin import (
     IMAGE_DETAIL_FIELDS,
@@ -113,6 +113,10 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Store through the API's service: an empty catalog number gets the next free one."""
         fruit_save(fruit=obj)
+
+    def delete_model(self, request, obj):
+        """Delete through the API's service (the fruit is locked against concurrent writes)."""
+        fruit_delete(fruit=obj)
 
     def save_related(self, request, form, formsets, change):
         """Save the inlines, then refresh the search column from name, synonyms and number."""

@@ -150,6 +150,7 @@ class FruitImage(ThumbnailedImage):
     fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="images")
 
     backfill_key = "fruit_images"
+    parent_field = "fruit"
 
     class Meta:
         ordering = ["pk"]

@@ -7,7 +7,7 @@ from rest_framework import viewsets
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
-from catalog.services import fruit_create, fruit_update
+from catalog.services import fruit_create, fruit_delete, fruit_update
 from fruitcatalog.blobs.schema import (
     IMAGE_UPLOAD_REQUEST,
     ImageUploadSerializer,
@@ -49,6 +49,9 @@ class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
 
     def get_serializer_class(self):
         return FruitSerializer if self.action == "list" else FruitDetailSerializer
+
+    def perform_destroy(self, instance):
+        fruit_delete(fruit=instance)
 
     def write(self, serializer):
         if serializer.instance is None:

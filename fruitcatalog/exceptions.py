@@ -1,13 +1,24 @@
 """One exception handler: every error the API raises answers in DRF's shapes, never as a 5xx."""
 
+import logging
+
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
+
+logger = logging.getLogger("fruitcatalog.database")
+
+# How long a client should wait before retrying while the database is unreachable.
+RETRY_AFTER_SECONDS = 5
+# SQLSTATE classes of a transaction the database rolled back to resolve a race (serialization
+# failure, deadlock): the request lost the race and may simply be repeated.
+RACE_SQLSTATES = ("40001", "40P01")
 
 
 class UploadTooLarge(exceptions.APIException):
@@ -48,14 +59,45 @@ def protection_message(error: ProtectedError | RestrictedError) -> str:
     return f"It is still linked by {names}; remove those links first."
 
 
+class DatabaseUnavailable(exceptions.APIException):
+    """The database cannot be reached (down, restarting, or out of connections)."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The database is unavailable; try again shortly."
+    default_code = "database_unavailable"
+
+
+def is_lost_race(error: Exception) -> bool:
+    """Whether a database error is the database resolving a race (deadlock, serialization)."""
+    return getattr(error.__cause__, "sqlstate", None) in RACE_SQLSTATES
+
+
+def database_error_response(error: Exception, path: str) -> JsonResponse:
+    """The 503 of an unreachable database, logged in one line (no traceback per request)."""
+    first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    logger.warning("Database unavailable for %s: %s", path, first_line)
+    response = JsonResponse({"detail": DatabaseUnavailable.default_detail}, status=503)
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
 def exception_handler(exc, context):
-    """DRF's handler, plus Django's validation, protection and suspicious-request errors."""
-    if isinstance(exc, DjangoValidationError):
+    """DRF's handler, plus Django's validation, protection, race, database and request errors."""
+    if isinstance(exc, (OperationalError, InterfaceError)) and not is_lost_race(exc):
+        request = context.get("request")
+        return database_error_response(exc, request.path if request is not None else "")
+    if isinstance(exc, (ProtectedError, RestrictedError)):  # IntegrityErrors: checked first
+        exc = Conflict(protection_message(exc))
+    elif isinstance(exc, IntegrityError) or is_lost_race(exc):
+        # A write that lost a race the row locks do not cover (say, two inserts of one unique
+        # value at once): the database kept nothing of it.
+        exc = Conflict("The change conflicts with a concurrent change; try it again.")
+    elif isinstance(exc, ObjectDoesNotExist):
+        exc = exceptions.NotFound()  # the row was deleted while the request worked on it
+    elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         )
-    elif isinstance(exc, (ProtectedError, RestrictedError)):
-        exc = Conflict(protection_message(exc))
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()  # one message for every 404, as the contract shows
     elif isinstance(exc, RequestDataTooBig):
@@ -69,3 +111,24 @@ def exception_handler(exc, context):
 def json_not_found(request, *args, **kwargs):
     """Any unknown path under /api/: DRF's JSON 404, whatever the method."""
     return JsonResponse({"detail": "Not found."}, status=404)
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 (JSON, `Retry-After`) when the database is unreachable outside the API views.
+
+    DRF's exception handler covers the API; this covers the other views (the admin, the
+    browsable API's login), where Django would render its HTML 500 and log a traceback.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, (OperationalError, InterfaceError)) and not is_lost_race(
+            exception
+        ):
+            return database_error_response(exception, request.path)
+        return None

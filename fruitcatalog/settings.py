@@ -73,6 +73,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "fruitcatalog.exceptions.DatabaseUnavailableMiddleware",
     "fruitcatalog.blobs.middleware.ChunkedBodyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -108,6 +109,30 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Nothing waits on the database for long: a request fails fast (503) rather than holding a worker
+# until gunicorn kills it (30 s by default, the Dockerfile's --timeout).
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2)  # seconds
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "connect_timeout": DATABASE_CONNECT_TIMEOUT,
+            # JIT compilation costs more than it saves on this service's short queries.
+            "options": f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS} -c jit=off",
+        }
+    )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            # Writers take the write lock when their transaction begins, so a read-then-write
+            # (the catalog number's maximum + 1) never fails to upgrade its lock ("database is
+            # locked"); they queue for up to `timeout` seconds instead. WAL lets reads go on
+            # while one writer writes.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("DATABASE_SQLITE_TIMEOUT", 10),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -210,6 +210,7 @@ class PublicationFruitImage(ThumbnailedImage):
     objects = PublicationFruitImageQuerySet.as_manager()
 
     backfill_key = "publication_fruit_images"
+    parent_field = "link"
 
     class Meta:
         ordering = ["pk"]

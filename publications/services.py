@@ -3,6 +3,7 @@
 from django.db import transaction
 
 from catalog.models import Fruit
+from fruitcatalog.locks import lock_row
 from publications.models import Publication, PublicationFruit
 
 
@@ -13,8 +14,11 @@ def publication_link_fruit(
     """Link a fruit to a publication; linking it again changes nothing. Returns (link, created).
 
     Two concurrent links of the same fruit meet at the unique constraint; `get_or_create` then
-    returns the winner's row instead of failing.
+    returns the winner's row instead of failing. Publication and fruit are locked first, so a
+    concurrent delete of either waits (and then meets the link) or went first (`DoesNotExist`).
     """
+    lock_row(Publication, publication.pk)
+    lock_row(Fruit, fruit.pk)
     return PublicationFruit.objects.without_blobs().get_or_create(
         publication=publication, fruit=fruit
     )
@@ -24,8 +28,21 @@ def publication_link_fruit(
 def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool:
     """Unlink a fruit with its PDF and its images in this publication; False when not linked.
 
-    The images go by the link's cascade, in the same transaction as the link.
+    The images go by the link's cascade, in the same transaction as the link. The link is
+    locked first, so an image upload racing the unlink either lands before (and goes with the
+    link) or finds the link gone.
     """
+    link_id = (
+        PublicationFruit.objects.filter(publication=publication, fruit_id=fruit_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if link_id is None:
+        return False
+    try:
+        lock_row(PublicationFruit, link_id, for_delete=True)
+    except PublicationFruit.DoesNotExist:
+        return False
     # `without_blobs()`: the deletion collector would otherwise load the PDF of the link it deletes.
     deleted, _ = (
         PublicationFruit.objects.without_blobs()
@@ -35,13 +52,43 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
     return deleted > 0
 
 
+@transaction.atomic
 def publication_set_cover(*, publication: Publication, data: bytes | None) -> None:
-    """Store a cover that passed `validate_image_bytes`, or remove it (`None`)."""
+    """Store a cover that passed `validate_image_bytes`, or remove it (`None`).
+
+    Raises `Publication.DoesNotExist` when the publication was deleted meanwhile.
+    """
+    lock_row(Publication, publication.pk)
     publication.cover.set(data)
     publication.save(update_fields=["cover_data", "updated_at"])
 
 
+@transaction.atomic
 def publication_fruit_set_description(*, link: PublicationFruit, data: bytes | None) -> None:
-    """Store a PDF that passed `validate_pdf_bytes` as the link's description, or remove it."""
+    """Store a PDF that passed `validate_pdf_bytes` as the link's description, or remove it.
+
+    Raises `PublicationFruit.DoesNotExist` when the fruit was unlinked meanwhile.
+    """
+    lock_row(PublicationFruit, link.pk)
     link.description.set(data)
     link.save(update_fields=["description_data"])
+
+
+@transaction.atomic
+def publication_delete(*, publication: Publication) -> None:
+    """Delete a publication with its cover, links, PDFs and fruit images.
+
+    Locked first, as its writes do; raises `Publication.DoesNotExist` when already gone.
+    """
+    lock_row(Publication, publication.pk, for_delete=True)
+    publication.delete()
+
+
+@transaction.atomic
+def publication_update(*, publication: Publication, **fields) -> Publication:
+    """Change a publication's own fields; never inserts a publication deleted meanwhile."""
+    lock_row(Publication, publication.pk)
+    for name, value in fields.items():
+        setattr(publication, name, value)
+    publication.save(force_update=True)
+    return publication

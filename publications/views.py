@@ -35,10 +35,12 @@ from publications.serializers import (
     PublicationSerializer,
 )
 from publications.services import (
+    publication_delete,
     publication_fruit_set_description,
     publication_link_fruit,
     publication_set_cover,
     publication_unlink_fruit,
+    publication_update,
 )
 
 PUBLICATION_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Publication id.")
@@ -79,6 +81,14 @@ class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
     filterset_class = PublicationFilter
     lookup_url_kwarg = "id"
     lookup_value_regex = ID_PATTERN
+
+    def write(self, serializer):
+        if serializer.instance is None:
+            return serializer.save()
+        return publication_update(publication=serializer.instance, **serializer.validated_data)
+
+    def perform_destroy(self, instance):
+        publication_delete(publication=instance)
 
 
 @extend_schema(parameters=[PUBLICATION_ID])

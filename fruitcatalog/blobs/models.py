@@ -16,6 +16,7 @@ from django.db.models.functions import Length
 from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.content_types import JPEG, detect_content_type, extension_for
 from fruitcatalog.blobs.responses import Blob, column_loader
+from fruitcatalog.locks import lock_row
 
 
 def blob_fields(model) -> list[str]:
@@ -207,7 +208,8 @@ class ThumbnailedImage(StoredBytesModel):
 
     The save hook keeps metadata and thumbnail in step with `data`; `QuerySet.update`,
     `bulk_create` and `loaddata` skip it, which is what the thumbnail backfill is for. Concrete
-    models name their `backfill_key`, under which the backfill reports them.
+    models name their `backfill_key`, under which the backfill reports them, and their
+    `parent_field`.
     """
 
     data = models.BinaryField()
@@ -226,6 +228,7 @@ class ThumbnailedImage(StoredBytesModel):
     objects = ThumbnailedImageQuerySet.as_manager()
 
     backfill_key: str  # the backfill's result key, e.g. "fruit_images"
+    parent_field: str  # the foreign key to the row the image belongs to, e.g. "fruit"
 
     class Meta:
         abstract = True
@@ -253,6 +256,11 @@ class ThumbnailedImage(StoredBytesModel):
                 "thumbnail_sha256",
             ]
         return super().fields_derived_from(spec)
+
+    def lock_parent(self) -> None:
+        """Lock the row the image belongs to (see `fruitcatalog.locks`)."""
+        field = self._meta.get_field(self.parent_field)
+        lock_row(field.related_model, getattr(self, field.attname))
 
     def set_data(self, data: bytes):
         """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""

@@ -39,12 +39,17 @@ class UploadFormMixin:
 
 
 def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
-    """Validate uploaded bytes, make the thumbnail and store the image; a 400 when unfit."""
+    """Validate uploaded bytes, make the thumbnail and store the image; a 400 when unfit.
+
+    The costly checks run before the transaction; inside it the parent is locked, so an image
+    never lands on a parent deleted meanwhile (`DoesNotExist`: a 404).
+    """
     try:
         apply_image_upload(image, data)
     except DjangoValidationError as error:
         raise as_field_error(field, error) from None
     with transaction.atomic():
+        image.lock_parent()
         image.save()
 
 

@@ -83,9 +83,7 @@ def linked(fruit_factory):
     return publication, fruit, link
 
 
-def test_a_cover_upload_racing_the_publication_delete_is_a_404(
-    monkeypatch, curator_client, linked
-):
+def test_a_cover_upload_racing_the_publication_delete_is_a_404(monkeypatch, curator_client, linked):
     publication, _, _ = linked
     gone = lambda: Publication.objects.filter(pk=publication.pk).delete()  # noqa: E731
     deleting_after(monkeypatch, publication_views.PublicationCoverViewSet, "get_publication", gone)

@@ -1,0 +1,81 @@
+"""The database settings under load and faults: SQLite writers, an unreachable or frozen server."""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_script(name: str, *, database_url: str, timeout: float = 120) -> str:
+    env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_LOG_LEVEL": "WARNING"}
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / name)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_eight_writers_on_the_embedded_sqlite_all_succeed_with_distinct_numbers(tmp_path):
+    out = run_script("sqlite_writers.py", database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    errors, fruits, distinct, highest = map(int, out.split())
+    assert (errors, fruits, distinct, highest) == (0, 120, 120, 120)
+
+
+@pytest.fixture
+def silent_server():
+    """A TCP port that accepts connections and never answers: a frozen database server."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    accepted = []
+    stop = threading.Event()
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in accepted:
+        conn.close()
+    listener.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("server", ["down", "frozen"])
+def test_without_a_database_every_route_answers_a_quick_json_503(server, silent_server):
+    port = free_port() if server == "down" else silent_server
+    started = time.monotonic()
+    out = run_script(
+        "database_down.py", database_url=f"postgres://nobody@127.0.0.1:{port}/fruitcatalog"
+    )
+    elapsed = time.monotonic() - started
+    # path status content-type retry-after, per route, then the log lines it wrote
+    assert out == "ok", out
+    assert elapsed < 30

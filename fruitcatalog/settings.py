@@ -178,6 +178,9 @@ FRUITCATALOG_MAX_UPLOAD_BYTES = env_int("FRUITCATALOG_MAX_UPLOAD_BYTES", 5 * 102
 FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
 # 50 megapixels: above any real fruit photograph, far below what a decompression bomb asks for.
 FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_000)
+# How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
+# 30 s request timeout. The command has no limit.
+FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
 # How long clients and proxies may cache image and PDF bytes (they are immutable per URL).
 FRUITCATALOG_BINARY_MAX_AGE = env_int("FRUITCATALOG_BINARY_MAX_AGE", 86400)
 

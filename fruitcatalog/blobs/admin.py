@@ -4,6 +4,7 @@ Previews are `<img>` tags pointing at the byte endpoints; every column is comput
 metadata, so lists and change pages never read image, cover or PDF bytes.
 """
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import NestedObjects, quote
 from django.db import router
@@ -12,7 +13,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
 
-from fruitcatalog.blobs.backfill import backfill_thumbnails
+from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count
 from fruitcatalog.blobs.models import blob_fields
 
 LIST_THUMBNAIL_SIDE = 56  # px; a row stays compact while the fruit is still recognisable
@@ -184,7 +185,18 @@ class GenerateMissingThumbnailsMixin:
         The backfill's contract is "every image without a thumbnail", so the selection only
         starts the action; the message says what was actually done.
         """
-        result = backfill_thumbnails(models=[self.model])[self.model.backfill_key]
+        result = backfill_thumbnails(
+            models=[self.model], seconds=settings.FRUITCATALOG_BACKFILL_SECONDS
+        )[self.model.backfill_key]
+        remaining = remaining_count(self.model, result)
+        if remaining:
+            self.message_user(
+                request,
+                f"{remaining} image(s) still need a thumbnail: run the action again (each run "
+                f"works for {settings.FRUITCATALOG_BACKFILL_SECONDS} s), or run "
+                "`manage.py backfill_thumbnails`.",
+                messages.WARNING,
+            )
         if result.failed:
             ids = ", ".join(str(pk) for pk in result.failed_ids[:20])
             more = "…" if len(result.failed_ids) > 20 else ""

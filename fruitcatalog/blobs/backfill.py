@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import monotonic
 
 from django.apps import apps
 from django.db import connection, transaction
@@ -65,18 +66,36 @@ def _generate(model, pk: int) -> bool:
     return True
 
 
+def remaining_count(model, result: BackfillResult) -> int:
+    """Images of `model` still without a thumbnail, except those this run found undecodable.
+
+    Undecodable images stay as they are; counting them would keep a client calling forever.
+    """
+    return model.objects.missing_thumbnail().exclude(pk__in=result.failed_ids).count()
+
+
+def _out_of_time(deadline: float | None) -> bool:
+    return deadline is not None and monotonic() >= deadline
+
+
 def backfill_model(
     model,
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     limit: int | None = None,
+    deadline: float | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> BackfillResult:
-    """Generate missing thumbnails of one model, committing per batch."""
+    """Generate missing thumbnails of one model, committing per batch.
+
+    Stops between two images once `monotonic()` passes `deadline`, keeping what it did.
+    """
     result = BackfillResult()
     after_pk = 0
     key = model.backfill_key
-    while limit is None or result.generated + result.failed < limit:
+    while (limit is None or result.generated + result.failed < limit) and not _out_of_time(
+        deadline
+    ):
         size = (
             batch_size
             if limit is None
@@ -87,6 +106,9 @@ def backfill_model(
             if not batch:
                 break
             for pk in batch:
+                if _out_of_time(deadline):
+                    break
+                after_pk = pk
                 if _generate(model, pk):
                     result.generated += 1
                 else:
@@ -94,7 +116,6 @@ def backfill_model(
                     result.failed_ids.append(pk)
                 if on_progress is not None:
                     on_progress(key, 1)
-        after_pk = batch[-1]
     return result
 
 
@@ -102,16 +123,19 @@ def backfill_thumbnails(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     limit: int | None = None,
+    seconds: float | None = None,
     on_progress: ProgressCallback | None = None,
     models=None,
 ) -> dict[str, BackfillResult]:
     """Generate thumbnails for every thumbnailed image stored without one, keyed by model.
 
-    `limit` caps the images processed per model; `models` narrows the run (the admin action).
+    `limit` caps the images processed per model; `seconds` bounds the whole run (what is left
+    waits for the next run); `models` narrows the run (the admin action).
     """
+    deadline = None if seconds is None else monotonic() + seconds
     return {
         model.backfill_key: backfill_model(
-            model, batch_size=batch_size, limit=limit, on_progress=on_progress
+            model, batch_size=batch_size, limit=limit, deadline=deadline, on_progress=on_progress
         )
         for model in models or thumbnailed_models()
     }

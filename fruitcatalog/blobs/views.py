@@ -1,5 +1,6 @@
 """Byte endpoints: the base viewset of thumbnailed images, upload helpers, the backfill endpoint."""
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
@@ -9,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from fruitcatalog.blobs.backfill import backfill_thumbnails
+from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count, thumbnailed_models
 from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
 from fruitcatalog.blobs.responses import blob_response
 from fruitcatalog.blobs.uploads import apply_image_upload, as_field_error
@@ -130,6 +131,12 @@ class BackfillReportSerializer(serializers.Serializer):
     # would be bound to the last name only.
     fruit_images = BackfillResultSerializer()
     publication_fruit_images = BackfillResultSerializer()
+    remaining = serializers.IntegerField(
+        help_text=(
+            "Images still without a thumbnail, not counting those this call found undecodable: "
+            "call again until it is 0."
+        )
+    )
 
 
 class BackfillThumbnailsView(APIView):
@@ -139,9 +146,20 @@ class BackfillThumbnailsView(APIView):
 
     @extend_schema(
         summary="Generate missing thumbnails",
+        description=(
+            "Works for at most `FRUITCATALOG_BACKFILL_SECONDS` (10 s by default, well under the "
+            "server's request timeout), then answers with what it did and how many images still "
+            "lack a thumbnail (`remaining`): call again until `remaining` is 0. "
+            "`manage.py backfill_thumbnails` runs to the end in one go."
+        ),
         request=None,
         responses={200: BackfillReportSerializer},
     )
     def post(self, request):
-        results = backfill_thumbnails()
-        return Response({key: result.as_dict() for key, result in results.items()})
+        models = thumbnailed_models()
+        results = backfill_thumbnails(models=models, seconds=settings.FRUITCATALOG_BACKFILL_SECONDS)
+        body = {model.backfill_key: results[model.backfill_key].as_dict() for model in models}
+        body["remaining"] = sum(
+            remaining_count(model, results[model.backfill_key]) for model in models
+        )
+        return Response(body)

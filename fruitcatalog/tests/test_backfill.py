@@ -147,3 +147,38 @@ def test_two_concurrent_runs_never_process_the_same_image(fruit_factory):
 
 def test_endpoint_options_is_public(anon_client):
     assert anon_client.options("/api/v1/admin/backfill-thumbnails").status_code == 200
+
+
+def test_endpoint_reports_what_remains_and_nothing_once_done(staff_client, fruit_factory):
+    store_without_thumbnails(fruit_factory(), 2)
+    body = staff_client.post("/api/v1/admin/backfill-thumbnails").json()
+    assert body["remaining"] == 0
+    assert body["fruit_images"]["generated"] == 2
+
+
+def test_endpoint_stops_at_its_time_budget_and_a_client_calls_again_until_done(
+    staff_client, fruit_factory, settings, monkeypatch
+):
+    settings.FRUITCATALOG_BACKFILL_SECONDS = 5
+    store_without_thumbnails(fruit_factory(), 5)
+    (broken,) = store_without_thumbnails(fruit_factory(), 1, data=b"garbage")
+    clock = iter(range(0, 10_000, 2))  # every look at the clock: 2 s later
+    monkeypatch.setattr("fruitcatalog.blobs.backfill.monotonic", lambda: next(clock))
+
+    calls = []
+    while not calls or calls[-1]["remaining"]:
+        calls.append(staff_client.post("/api/v1/admin/backfill-thumbnails").json())
+        assert len(calls) < 10
+
+    assert len(calls) > 1  # the budget cut the first call short
+    assert sum(c["fruit_images"]["generated"] for c in calls) == 5
+    assert calls[0]["remaining"] > 0
+    assert calls[-1]["fruit_images"]["failed_ids"] == [broken.pk]
+    assert FruitImage.objects.missing_thumbnail().count() == 1  # the undecodable one, untouched
+
+
+def test_the_command_runs_to_the_end_whatever_the_endpoint_budget(fruit_factory, settings):
+    settings.FRUITCATALOG_BACKFILL_SECONDS = 0
+    store_without_thumbnails(fruit_factory(), 3)
+    out, _ = run_command()
+    assert "3 thumbnails generated" in out

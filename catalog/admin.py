@@ -31,6 +31,7 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
+from fruitcatalog.pagination import ScalablePaginator
 from fruitcatalog.search import search_query
 
 
@@ -79,6 +80,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     list_per_page = 100
     # The unfiltered total is a second COUNT(*) over the whole table on every filtered page.
     show_full_result_count = False
+    # Bounded count and id-first pages, as the API's list: deep pages stay as fast as page 1.
+    paginator = ScalablePaginator
     fields = ["catalog_number", "name", "type", "created_at", "updated_at"]
     readonly_fields = ["created_at", "updated_at"]
     inlines = [FruitSynonymInline, FruitImageInline]

@@ -15,8 +15,12 @@ class CatalogNumberNullsLastOrderingFilter(NullsLastOrderingFilter):
 class FruitFilter(django_filters.FilterSet):
     """`type` (repeatable), `search`, `catalog_number`, `ordering`."""
 
+    # distinct=False: a fruit has one type, so no row can match twice, and DISTINCT would make
+    # the database compute every matching row (with its annotations) before paging.
     type = django_filters.MultipleChoiceFilter(
-        choices=FruitType.choices, help_text="Repeat the parameter to match any of several types."
+        choices=FruitType.choices,
+        distinct=False,
+        help_text="Repeat the parameter to match any of several types.",
     )
     search = django_filters.CharFilter(
         method="filter_search",

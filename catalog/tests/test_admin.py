@@ -120,8 +120,9 @@ def test_fruit_changelist_of_many_fruits_takes_constant_queries_and_reads_no_byt
     many = bulk_fruits(200, start=100)
     for fruit in many[:10]:
         add_image(fruit)
+    # A list of several pages reads the page's ids first: one query more than a single page.
     with (
-        django_assert_max_num_queries(len(few_queries)),
+        django_assert_max_num_queries(len(few_queries) + 1),
         CaptureQueriesContext(connection) as many_queries,
     ):
         response = admin_client.get(FRUIT_CHANGELIST)

@@ -32,10 +32,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-## bench: thumbnail speed and memory against a naive Pillow pipeline, backfill peak memory
+## bench: thumbnail speed and memory, backfill peak memory, lists at a million fruits (PostgreSQL)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
 	$(BIN)/python bench/bench_backfill.py
+	$(BIN)/python bench/bench_scale.py
 
 ## demo: load the demo fruits and publications into the database
 demo: $(STAMP)

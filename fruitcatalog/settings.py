@@ -110,7 +110,7 @@ DATABASES = {
     )
 }
 # Nothing waits on the database for long: a request fails fast (503) rather than holding a worker
-# until gunicorn kills it (30 s by default, the Dockerfile's --timeout).
+# until gunicorn kills it (30 s by default; the Dockerfile passes --timeout 60).
 DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2)  # seconds
 DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -179,7 +179,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
 # 50 megapixels: above any real fruit photograph, far below what a decompression bomb asks for.
 FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_000)
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
-# 30 s request timeout. The command has no limit.
+# 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
 # How long clients and proxies may cache image and PDF bytes (they are immutable per URL).
 FRUITCATALOG_BINARY_MAX_AGE = env_int("FRUITCATALOG_BINARY_MAX_AGE", 86400)

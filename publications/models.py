@@ -219,6 +219,9 @@ class PublicationFruitImage(ThumbnailedImage):
 
     def __str__(self):
         # Also read after a delete (the admin's history), when the id is gone.
+        if not PublicationFruitImage.link.is_cached(self):
+            # Without the PDF: naming an image must not read bytes.
+            self.link = PublicationFruit.objects.without_blobs().get(pk=self.link_id)
         if self.pk is None:
             return f"Image of {self.link}"
         return f"Image {self.pk} of {self.link}"

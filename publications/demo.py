@@ -7,7 +7,12 @@ from PIL import Image, ImageDraw, ImageFont
 
 from catalog.demo import DEMO_FRUITS, DemoFruit, draw_fruit, encode, render_fruit
 from catalog.models import Fruit, FruitType
-from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.models import Publication, PublicationFruitImage
+from publications.services import (
+    publication_fruit_set_description,
+    publication_link_fruit,
+    publication_set_cover,
+)
 
 
 @dataclass(frozen=True)
@@ -133,18 +138,19 @@ def load_demo_publications(stdout=None) -> tuple[int, int]:
     for demo in DEMO_PUBLICATIONS:
         if demo.title in existing:
             continue
-        publication = Publication(
+        publication = Publication.objects.create(
             title=demo.title, authors=demo.authors, year=demo.year, description=demo.description
         )
-        publication.cover.set(draw_cover(demo, demo_fruits[demo.plate]))
-        publication.save()
+        publication_set_cover(
+            publication=publication, data=draw_cover(demo, demo_fruits[demo.plate])
+        )
         for name in demo.fruits:
             fruit = fruits.get(name)
             if fruit is None:  # a demo fruit someone renamed or deleted: nothing to link
                 continue
-            link = PublicationFruit(publication=publication, fruit=fruit)
-            link.description.set(draw_description_pdf(demo, demo_fruits[name], fruit.synonym_names))
-            link.save()
+            link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+            pdf = draw_description_pdf(demo, demo_fruits[name], fruit.synonym_names)
+            publication_fruit_set_description(link=link, data=pdf)
             if name == demo.plate:
                 PublicationFruitImage.objects.create(
                     link=link, data=draw_fruit(demo_fruits[name], background=PLATE_BACKGROUND)

@@ -64,6 +64,13 @@ class PublicationAdminForm(forms.ModelForm):
             self.new_cover = None
         return cleaned
 
+    def save(self, commit=True):
+        """Save the publication and, when committing, its new cover (or its removal)."""
+        publication = super().save(commit=commit)
+        if commit:
+            self.save_cover()
+        return publication
+
     def save_cover(self):
         """Store the cleaned cover change through the service, once the publication row exists."""
         if self.new_cover is not UNCHANGED:

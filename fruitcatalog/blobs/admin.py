@@ -116,31 +116,23 @@ IMAGE_DETAIL_FIELDS = [
 class ImageMetadataMixin(AdminAssetsMixin):
     """Read-only columns of a thumbnailed image, computed from its metadata, never its bytes.
 
-    Subclasses say where the thumbnail and the original are served (`thumbnail_url`,
-    `original_url`); publications reuse this for their fruit images.
+    The images say where their thumbnail and bytes are served (`get_thumbnail_url`,
+    `get_absolute_url`), so fruit and publication fruit images share this as it is.
     """
-
-    def thumbnail_url(self, image) -> str:
-        """Path of the image's thumbnail endpoint."""
-        return image.get_thumbnail_url()
-
-    def original_url(self, image) -> str:
-        """Path of the image's bytes endpoint."""
-        return image.get_absolute_url()
 
     @admin.display(description="Preview")
     def preview(self, image):
         """The thumbnail, as the API serves it, list-sized."""
         if image.pk is None:
             return self.get_empty_value_display()
-        return thumbnail_img(self.thumbnail_url(image))
+        return thumbnail_img(image.get_thumbnail_url())
 
     @admin.display(description="Preview")
     def preview_large(self, image):
         """The thumbnail, as the API serves it, sized for a change page."""
         if image.pk is None:
             return self.get_empty_value_display()
-        return thumbnail_img(self.thumbnail_url(image), PREVIEW_SIDE)
+        return thumbnail_img(image.get_thumbnail_url(), PREVIEW_SIDE)
 
     @admin.display(description="Original")
     def original_link(self, image):
@@ -149,7 +141,7 @@ class ImageMetadataMixin(AdminAssetsMixin):
             return self.get_empty_value_display()
         return format_html(
             '<a href="{}" target="_blank" rel="noopener">Open</a>',
-            self.original_url(image),
+            image.get_absolute_url(),
         )
 
     @admin.display(description="Size", ordering="size")

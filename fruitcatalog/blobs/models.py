@@ -34,10 +34,20 @@ class StoredBytes:
     On an instance, the attribute is a `StoredBytesValue`.
     """
 
-    def __init__(self, prefix: str = "", *, content_type: str | None = None, sized: bool = True):
+    def __init__(
+        self,
+        prefix: str = "",
+        *,
+        content_type: str | None = None,
+        sized: bool = True,
+        derived: bool = False,
+    ):
         self.prefix = prefix
         self.fixed_content_type = content_type
         self.sized = sized
+        # Derived bytes (a thumbnail) are set with their metadata by whatever derives them;
+        # saving never checks them against their hash.
+        self.derived = derived
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -159,7 +169,7 @@ class StoredBytesModel(models.Model):
         update_fields = kwargs.get("update_fields")
         for spec in stored_bytes_of(type(self)):
             value = getattr(self, spec.name)
-            if value.is_stale():
+            if not spec.derived and value.is_stale():
                 self.bytes_changed(value)
             if update_fields is not None and spec.data_field in update_fields:
                 update_fields = {*update_fields, *self.fields_derived_from(spec)}
@@ -223,7 +233,7 @@ class ThumbnailedImage(StoredBytesModel):
     created_at = models.DateTimeField(auto_now_add=True)
 
     original = StoredBytes()
-    thumbnail = StoredBytes("thumbnail", content_type=JPEG, sized=False)
+    thumbnail = StoredBytes("thumbnail", content_type=JPEG, sized=False, derived=True)
 
     objects = ThumbnailedImageQuerySet.as_manager()
 
@@ -239,10 +249,8 @@ class ThumbnailedImage(StoredBytesModel):
         return self.thumbnail.exists
 
     def bytes_changed(self, value):
-        if value.spec is type(self).original:
-            self.refresh_metadata()
-            self.refresh_thumbnail()
-        # The thumbnail is derived: set with its hash by refresh_thumbnail, never on its own.
+        self.refresh_metadata()  # `original` is the one group that is not derived
+        self.refresh_thumbnail()
 
     def fields_derived_from(self, spec):
         if spec is type(self).original:

@@ -1,5 +1,7 @@
 """HTTP views of the catalog: fruits and their images."""
 
+import dataclasses
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import viewsets
@@ -8,6 +10,7 @@ from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_delete, fruit_update
+from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
     IMAGE_UPLOAD_REQUEST,
     ImageUploadSerializer,
@@ -85,5 +88,11 @@ class FruitImageViewSet(ThumbnailedImageViewSet):
     def build_upload(self, request):
         return FruitImage(fruit=self.get_parent()), uploaded_bytes(request, "image")
 
-    def file_stem(self, image) -> str:
-        return f"fruit-{image.fruit_id}-image-{image.pk}"
+    image_read = ByteRead(
+        rows=lambda kwargs: FruitImage.objects.filter(pk=kwargs["imageId"], fruit_id=kwargs["id"]),
+        spec=FruitImage.original,
+        stem=lambda kwargs: f"fruit-{kwargs['id']}-image-{kwargs['imageId']}",
+    )
+    thumbnail_read = dataclasses.replace(
+        image_read, spec=FruitImage.thumbnail, fallback=FruitImage.original
+    )

@@ -5,6 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from catalog.views import FruitImageViewSet, FruitViewSet
 from fruitcatalog.auth import TokenView
+from fruitcatalog.blobs.reads import reads_then
 from fruitcatalog.blobs.views import BackfillThumbnailsView
 from fruitcatalog.health import HealthView
 from fruitcatalog.ids import ID_PATTERN
@@ -32,8 +33,16 @@ def route(pattern: str, view, name: str):
 ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
-fruit_image = FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"})
-fruit_image_thumbnail = FruitImageViewSet.as_view({"get": "thumbnail"})
+# Byte paths: GET and HEAD go straight to the lean read (fruitcatalog.blobs.reads), the other
+# methods (and the schema) to the DRF view.
+fruit_image = reads_then(
+    FruitImageViewSet.image_read,
+    FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+)
+fruit_image_thumbnail = reads_then(
+    FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
+)
+PublicationFruitImageViewSet = publication_views.PublicationFruitImageViewSet
 
 urlpatterns = [
     route("health", HealthView.as_view(), "api-health"),
@@ -48,8 +57,11 @@ urlpatterns = [
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
         rf"publications/(?P<id>{ID})/cover",
-        publication_views.PublicationCoverViewSet.as_view(
-            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        reads_then(
+            publication_views.PublicationCoverViewSet.cover_read,
+            publication_views.PublicationCoverViewSet.as_view(
+                {"get": "retrieve", "put": "update", "delete": "destroy"}
+            ),
         ),
         "publication-cover",
     ),
@@ -65,8 +77,11 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
-        publication_views.PublicationFruitDescriptionViewSet.as_view(
-            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        reads_then(
+            publication_views.PublicationFruitDescriptionViewSet.description_read,
+            publication_views.PublicationFruitDescriptionViewSet.as_view(
+                {"get": "retrieve", "put": "update", "delete": "destroy"}
+            ),
         ),
         "publication-fruit-description",
     ),
@@ -77,14 +92,18 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
-        publication_views.PublicationFruitImageViewSet.as_view(
-            {"get": "retrieve", "delete": "destroy"}
+        reads_then(
+            PublicationFruitImageViewSet.image_read,
+            PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
         ),
         "publication-fruit-image-detail",
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
-        publication_views.PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
+        reads_then(
+            PublicationFruitImageViewSet.thumbnail_read,
+            PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
+        ),
         "publication-fruit-image-thumbnail",
     ),
     *router.urls,

@@ -1,5 +1,7 @@
 """HTTP views of publications: the publications, covers, fruit links, PDFs and fruit images."""
 
+import dataclasses
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
@@ -14,7 +16,7 @@ from fruitcatalog.blobs.parsers import (
     LimitedMultiPartParser,
 )
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
-from fruitcatalog.blobs.responses import blob_response
+from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
     BINARY_RESPONSE,
     IMAGE_UPLOAD_REQUEST,
@@ -104,12 +106,15 @@ class PublicationCoverViewSet(
     def get_object(self):
         return self.get_publication()
 
+    cover_read = ByteRead(
+        rows=lambda kwargs: Publication.objects.filter(pk=kwargs["id"]),
+        spec=Publication.cover,
+        stem=lambda kwargs: f"publication-{kwargs['id']}-cover",
+    )
+
     @extend_schema(summary="Get the cover image", responses=BINARY_RESPONSE)
     def retrieve(self, request, *args, **kwargs):
-        publication = self.get_publication()
-        if not publication.has_cover:
-            return self.no_cover()
-        return blob_response(request, publication.cover.blob(f"publication-{publication.pk}-cover"))
+        return self.cover_read(request, **kwargs)
 
     @extend_schema(
         summary="Upload or replace the cover image",
@@ -205,6 +210,14 @@ class PublicationFruitDescriptionViewSet(
     parser_classes = PDF_UPLOAD_PARSERS
     byte_actions = frozenset({"retrieve"})
 
+    description_read = ByteRead(
+        rows=lambda kwargs: PublicationFruit.objects.filter(
+            publication_id=kwargs["id"], fruit_id=kwargs["fruitId"]
+        ),
+        spec=PublicationFruit.description,
+        stem=lambda kwargs: f"publication-{kwargs['id']}-fruit-{kwargs['fruitId']}-description",
+    )
+
     def get_link(self) -> PublicationFruit:
         """The link of the fruit in the path (without its PDF), or 404 when not linked."""
         return get_object_or_404(
@@ -222,11 +235,7 @@ class PublicationFruitDescriptionViewSet(
         responses=BINARY_RESPONSE,
     )
     def retrieve(self, request, *args, **kwargs):
-        link = self.get_link()
-        if not link.has_description:
-            return self.no_description()
-        stem = f"publication-{link.publication_id}-fruit-{link.fruit_id}-description"
-        return blob_response(request, link.description.blob(stem))
+        return self.description_read(request, **kwargs)
 
     @extend_schema(
         summary="Upload or replace the PDF describing a fruit",
@@ -305,5 +314,13 @@ class PublicationFruitImageViewSet(PublicationChildMixin, ThumbnailedImageViewSe
         image = PublicationFruitImage(link=upload.validated_data["fruit"])
         return image, upload.validated_data["image"].read()
 
-    def file_stem(self, image) -> str:
-        return f"publication-{image.link.publication_id}-fruit-image-{image.pk}"
+    image_read = ByteRead(
+        rows=lambda kwargs: PublicationFruitImage.objects.filter(
+            pk=kwargs["imgId"], link__publication_id=kwargs["id"]
+        ),
+        spec=PublicationFruitImage.original,
+        stem=lambda kwargs: f"publication-{kwargs['id']}-fruit-image-{kwargs['imgId']}",
+    )
+    thumbnail_read = dataclasses.replace(
+        image_read, spec=PublicationFruitImage.thumbnail, fallback=PublicationFruitImage.original
+    )

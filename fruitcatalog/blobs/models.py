@@ -11,11 +11,9 @@ from functools import cache
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Length
 
 from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.content_types import JPEG, detect_content_type, extension_for
-from fruitcatalog.blobs.responses import Blob, column_loader
+from fruitcatalog.blobs.content_types import JPEG, detect_content_type
 from fruitcatalog.locks import lock_row
 
 
@@ -138,17 +136,6 @@ class StoredBytesValue:
         """Measure the bytes on the instance again."""
         self.set(getattr(self.instance, self.spec.data_field))
 
-    def blob(self, stem: str) -> Blob:
-        """What a byte response needs, reading the bytes only when a body is sent."""
-        model = type(self.instance)
-        return Blob(
-            content_type=self.content_type,
-            size=self.size,
-            sha256=self.sha256,
-            filename=f"{stem}.{extension_for(self.content_type)}",
-            load=column_loader(model._base_manager, self.instance.pk, self.spec.data_field),
-        )
-
 
 class BlobQuerySet(models.QuerySet):
     """Query shapes of every model with byte columns."""
@@ -199,14 +186,6 @@ def stored_bytes_of(model) -> tuple[StoredBytes, ...]:
 
 class ThumbnailedImageQuerySet(BlobQuerySet):
     """Query shapes shared by every thumbnailed-image model."""
-
-    def with_thumbnail_size(self):
-        """Annotate `thumbnail_size`, which a HEAD of a thumbnail answers as Content-Length.
-
-        LENGTH() of a blob reads its stored size, not its bytes (SQLite's record header,
-        PostgreSQL's TOAST header).
-        """
-        return self.annotate(thumbnail_size=Length("thumbnail_data"))
 
     def missing_thumbnail(self):
         """Rows stored without a thumbnail (bulk inserts, `update()`, rows from before them)."""
@@ -291,13 +270,3 @@ class ThumbnailedImage(StoredBytesModel):
                 bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
             )
         )
-
-    def original_blob(self, stem: str) -> Blob:
-        """The stored image as a byte response serves it."""
-        return self.original.blob(stem)
-
-    def thumbnail_blob(self, stem: str) -> Blob:
-        """The thumbnail, or the image itself when it has none (HEAD: `with_thumbnail_size()`)."""
-        if self.has_thumbnail:
-            return self.thumbnail.blob(f"{stem}-thumbnail")
-        return self.original.blob(stem)

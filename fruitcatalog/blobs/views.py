@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count, thumbnailed_models
 from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
-from fruitcatalog.blobs.responses import blob_response
+from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.uploads import apply_image_upload, as_field_error
 from fruitcatalog.permissions import IsStaffOrReadOnly, ParentChangePermission
 
@@ -64,9 +64,10 @@ class ThumbnailedImageViewSet(
     """Images of one parent resource: metadata as JSON, bytes and thumbnails as themselves.
 
     Reads are public; writes need `change_` on `parent_model`. A subclass names its queryset,
-    serializers, `parent_model` and the image id's URL keyword, and says how to find the parent
-    (`get_parent`), how an upload becomes an unsaved image (`build_upload`) and what the
-    downloaded files are called (`file_stem`).
+    serializers, `parent_model`, the image id's URL keyword and the byte reads of the image and
+    its thumbnail (`fruitcatalog.blobs.reads`, which the URLs also route GET and HEAD to
+    directly), and says how to find the parent (`get_parent`) and how an upload becomes an
+    unsaved image (`build_upload`).
     """
 
     permission_classes = [ParentChangePermission]
@@ -75,6 +76,8 @@ class ThumbnailedImageViewSet(
     filter_backends = []
     byte_actions = frozenset({"retrieve", "thumbnail"})
     image_url_kwarg = "imageId"
+    image_read: ByteRead
+    thumbnail_read: ByteRead
 
     def get_parent(self):
         """The parent in the path, or 404."""
@@ -84,15 +87,8 @@ class ThumbnailedImageViewSet(
         """The unsaved image an upload creates, and the uploaded bytes."""
         raise NotImplementedError
 
-    def file_stem(self, image) -> str:
-        """The name of the image's file, without extension (Content-Disposition)."""
-        raise NotImplementedError
-
     def get_object(self):
-        queryset = self.get_queryset()
-        if self.action == "thumbnail" and self.request.method == "HEAD":
-            queryset = queryset.with_thumbnail_size()
-        return get_object_or_404(queryset, pk=self.kwargs[self.image_url_kwarg])
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs[self.image_url_kwarg])
 
     def list(self, request, *args, **kwargs):
         self.get_parent()
@@ -106,14 +102,12 @@ class ThumbnailedImageViewSet(
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
 
     def retrieve(self, request, *args, **kwargs):
-        image = self.get_object()
-        return blob_response(request, image.original_blob(self.file_stem(image)))
+        return self.image_read(request, **kwargs)
 
     # An action, so that subclasses can document it with `extend_schema_view` (routes are explicit).
     @action(detail=True, methods=["get"])
     def thumbnail(self, request, *args, **kwargs):
-        image = self.get_object()
-        return blob_response(request, image.thumbnail_blob(self.file_stem(image)))
+        return self.thumbnail_read(request, **kwargs)
 
 
 class BackfillResultSerializer(serializers.Serializer):

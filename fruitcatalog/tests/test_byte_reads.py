@@ -1,0 +1,84 @@
+"""Every byte path's read: one indexed query, no client lookup, bytes only when a body is sent."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from catalog.models import FruitImage
+from catalog.tests.factories import FruitFactory
+from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
+from publications.models import PublicationFruitImage
+from publications.services import publication_fruit_set_description, publication_link_fruit
+from publications.tests.factories import PublicationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def byte_paths():
+    """One path of each kind of stored bytes."""
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    publication = PublicationFactory(cover_data=make_object_png())
+    link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+    publication_fruit_set_description(link=link, data=make_pdf_bytes())
+    fruit_image = PublicationFruitImage.objects.create(link=link, data=make_object_png())
+    pub = f"/api/v1/publications/{publication.pk}"
+    return [
+        f"/api/v1/fruits/{fruit.pk}/images/{image.pk}",
+        f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail",
+        f"{pub}/cover",
+        f"{pub}/fruits/{fruit.pk}/description",
+        f"{pub}/fruit-images/{fruit_image.pk}",
+        f"{pub}/fruit-images/{fruit_image.pk}/thumbnail",
+    ]
+
+
+def test_a_body_is_one_query_that_never_looks_up_the_client(byte_paths, curator_client):
+    # A curator's token on a public read is not looked up: no session, no token, no user query.
+    for path in byte_paths:
+        with CaptureQueriesContext(connection) as captured:
+            response = curator_client.get(path)
+        assert response.status_code == 200, path
+        assert response.content
+        assert len(captured.captured_queries) == 1, [q["sql"] for q in captured]
+        assert selected_blob_columns(captured.captured_queries), path
+
+
+def test_a_304_and_a_head_are_one_query_of_metadata(byte_paths, anon_client):
+    for path in byte_paths:
+        etag = anon_client.get(path)["ETag"]
+        for method, headers in (("get", {"HTTP_IF_NONE_MATCH": etag}), ("head", {})):
+            with reading_no_bytes() as captured:
+                response = getattr(anon_client, method)(path, **headers)
+            assert response.status_code == (304 if headers else 200), (method, path)
+            assert len(captured.captured_queries) == 1, (method, path)
+
+
+def test_a_stale_etag_gets_the_bytes(byte_paths, anon_client):
+    for path in byte_paths:
+        response = anon_client.get(path, HTTP_IF_NONE_MATCH='"stale"')
+        assert response.status_code == 200, path
+        assert response.content
+
+
+def test_reads_of_missing_rows_are_json_404s(byte_paths, anon_client):
+    for path in byte_paths:
+        # The path under a parent that does not exist, and an image that does not exist.
+        no_parent = path.replace("/fruits/", "/fruits/9")
+        no_parent = no_parent.replace("/publications/", "/publications/9")
+        no_image = path.replace("images/", "images/9")
+        for missing in {no_parent, no_image} - {path}:
+            for method in ("get", "head"):
+                response = getattr(anon_client, method)(missing)
+                assert response.status_code == 404, (method, missing)
+                if method == "get":
+                    assert response.json() == {"detail": "Not found."}
+
+
+def test_writes_and_options_on_a_byte_path_still_reach_the_api(byte_paths, anon_client):
+    response = anon_client.options(byte_paths[0])
+    assert response.status_code == 200
+    assert "DELETE" in response["Allow"]
+    assert anon_client.delete(byte_paths[0]).status_code in (401, 403)

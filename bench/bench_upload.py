@@ -1,0 +1,138 @@
+"""An image upload through the whole stack against `make_thumbnail` alone, on PostgreSQL.
+
+Run with ``python bench/bench_upload.py [--runs 7]`` (part of ``make bench``). It uses the
+database ``fruitcatalog_upload`` on the server that ``DATABASE_URL`` names (default: the local
+server as ``postgres``), migrated on first use, and posts a ~3 MB photo-like JPEG to
+``POST /api/v1/fruits/{id}/images`` with the test client (the whole Django stack, in this
+process), with psycopg's server-side binding on (the default) and off. The target: an upload costs
+at most twice `make_thumbnail` on the same bytes, so the path around the thumbnail (parsing,
+checks, hashing, the INSERT of the bytes) costs no more than the thumbnail itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DATABASE = "fruitcatalog_upload"
+TARGET_RATIO = 2.0
+
+
+def photo_jpeg(width: int = 3600, height: int = 2400) -> bytes:
+    """A photo-like JPEG of about 3 MB: an object on a lit background, with sensor noise."""
+    from PIL import Image, ImageDraw, ImageFilter
+
+    image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((width // 4, height // 5, width * 3 // 4, height * 4 // 5), fill=(190, 40, 30))
+    image = image.filter(ImageFilter.GaussianBlur(3))
+    noise = Image.effect_noise((width, height), 40).convert("RGB")
+    image = Image.blend(image, noise, 0.18)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92)
+    return out.getvalue()
+
+
+def database_url() -> str:
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    return base.rsplit("/", 1)[0] + f"/{DATABASE}"
+
+
+def ensure_database(url: str) -> None:
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    exists = subprocess.run(
+        ["psql", admin, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],  # noqa: S608
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not exists:
+        subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {DATABASE}"], check=True)
+
+
+def median_ms(action, runs: int) -> float:
+    action()  # warm-up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+
+    url = database_url()
+    ensure_database(url)
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
+    # Production settings: with debug on, Django keeps every query's SQL with the parameters
+    # inlined, which writes the uploaded bytes out once more as hex text.
+    os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from catalog.models import Fruit, FruitImage
+    from fruitcatalog.blobs import imaging
+
+    call_command("migrate", verbosity=0)
+    settings.ALLOWED_HOSTS = ["*"]
+    user, _ = User.objects.get_or_create(
+        username="bench-curator", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = APIClient()
+    client.force_authenticate(user)
+    fruit, _ = Fruit.objects.get_or_create(name="Bench upload", defaults={"type": "apple"})
+    data = photo_jpeg()
+    path = f"/api/v1/fruits/{fruit.pk}/images"
+
+    def upload():
+        response = client.post(path, data, content_type="image/jpeg")
+        assert response.status_code == 201, response.content[:200]
+
+    thumbnail_ms = median_ms(lambda: imaging.make_thumbnail(data), args.runs)
+    rows = []
+    for binding in (True, False):
+        connection.close()
+        connection.settings_dict["OPTIONS"]["server_side_binding"] = binding
+        upload_ms = median_ms(upload, args.runs)
+        rows.append((binding, upload_ms))
+    FruitImage.objects.filter(fruit=fruit).delete()
+
+    print(f"## Upload of a {len(data) / 1e6:.1f} MB JPEG (median of {args.runs})\n")
+    print("| what | ms | x make_thumbnail | target |")
+    print("|---|---|---|---|")
+    print(f"| `make_thumbnail` alone | {thumbnail_ms:.0f} | 1.0 | |")
+    passed = True
+    for binding, upload_ms in rows:
+        ratio = upload_ms / thumbnail_ms
+        name = "server-side binding (default)" if binding else "client-side binding (hex text)"
+        verdict = ""
+        if binding:
+            passed = ratio <= TARGET_RATIO
+            verdict = f"≤ {TARGET_RATIO:.0f}x: {'PASS' if passed else 'FAIL'}"
+        print(f"| upload, {name} | {upload_ms:.0f} | {ratio:.2f} | {verdict} |")
+    sys.exit(0 if passed else 1)
+
+
+if __name__ == "__main__":
+    main()

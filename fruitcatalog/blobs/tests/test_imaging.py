@@ -18,6 +18,7 @@ from fruitcatalog.blobs.imaging import (
     make_thumbnail,
     pad_box,
 )
+from fruitcatalog.blobs.tests import media
 from fruitcatalog.blobs.tests.reference import mean_difference, naive_thumbnail_image
 
 WHITE = (255, 255, 255)
@@ -871,3 +872,257 @@ def test_gif_with_data_after_its_trailer_is_refused_with_a_true_message():
     Image.new("RGB", (20, 20), "red").save(buffer, format="GIF")
     with pytest.raises(ImageError, match="trailer"):
         inspect_image(buffer.getvalue() + b"PK\x03\x04")
+
+
+# --- what one upload may cost -----------------------------------------------------------------
+# Each reported case is refused from its structure or headers, before the work it would cost;
+# real images of the same kinds and sizes are still accepted.
+
+LIMIT_MB = imaging.MAX_DECODE_BYTES // 1_000_000
+
+
+@pytest.fixture
+def parsing_forbidden(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("Pillow parsed the file")
+
+    monkeypatch.setattr(Image, "open", refuse)
+
+
+def refused(data, match):
+    with pytest.raises(ImageError, match=match):
+        inspect_image(data)
+    with pytest.raises(ImageError, match=match):
+        make_thumbnail(data)
+
+
+def test_png_of_436890_empty_chunks_is_refused_by_its_chunk_count(parsing_forbidden):
+    data = media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * 436_890)
+
+    assert len(data) <= 5 * 1024 * 1024
+    refused(data, f"more than {imaging.MAX_PNG_CHUNKS} chunks")
+
+
+def test_png_chunk_limit_counts_every_chunk():
+    # IHDR, IDAT and IEND besides the private chunks.
+    at_limit = media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * (imaging.MAX_PNG_CHUNKS - 3))
+
+    assert inspect_image(at_limit).width == 1
+    refused(at_limit[:-12] + media.png_chunk(b"prVt") + at_limit[-12:], "chunks")
+
+
+def test_png_of_many_small_image_data_chunks_is_accepted():
+    image = textured_photo((600, 400), (100, 100, 500, 300))
+    data = encode(image)
+    header_end = data.index(b"IDAT") - 4
+    stream = b"".join(chunk for chunk in _png_chunk_bodies(data, b"IDAT"))
+    pieces = [stream[start : start + 256] for start in range(0, len(stream), 256)]
+    split = (
+        data[:header_end]
+        + b"".join(media.png_chunk(b"IDAT", piece) for piece in pieces)
+        + media.png_chunk(b"IEND")
+    )
+
+    assert len(pieces) > 1000
+    assert make_thumbnail(split) == make_thumbnail(data)
+
+
+def _png_chunk_bodies(data, kind):
+    position = 8
+    while position < len(data):
+        (length,) = struct.unpack_from(">I", data, position)
+        if data[position + 4 : position + 8] == kind:
+            yield data[position + 8 : position + 8 + length]
+        position += 12 + length
+
+
+def test_progressive_jpeg_of_100_scans_over_50_megapixels_is_refused(decoding_forbidden):
+    data = media.progressive_jpeg(7071, 7071, 100)
+
+    assert len(data) < 320_000
+    refused(data, rf"100 scans cover \d+ samples \(limit {imaging.MAX_JPEG_SCAN_SAMPLES}\)")
+
+
+def test_the_same_100_scans_over_4_megapixels_are_decoded():
+    data = media.progressive_jpeg(2000, 2000, 100)
+
+    thumbnail = decode(make_thumbnail(data))
+
+    assert thumbnail.size == (300, 300)
+    assert close_to(thumbnail.getpixel((150, 150)), (128, 128, 128), 2)
+
+
+def test_scan_work_counts_the_blocks_of_each_scans_components():
+    # 4:2:0 at 64 x 32: luma 8 x 4 blocks, chroma 4 x 2 each; the DC scan covers all 48 blocks,
+    # then one AC scan each of luma, Cb and Cr.
+    layout = imaging._walk_jpeg(media.progressive_jpeg(64, 32, 4, subsampling="4:2:0"))
+
+    assert layout.scans == 4
+    assert layout.scan_samples == 64 * (48 + 32 + 8 + 8)
+    assert layout.coefficient_bytes == 128 * 48
+
+
+def test_scan_markers_inside_metadata_are_not_scans():
+    # The old count of 0xFF 0xDA pairs anywhere refused this; an EXIF thumbnail has its own scan.
+    photo = encode(displayed_scene(), "JPEG")
+    metadata = b"\xff\xe1" + struct.pack(">H", 2 + 600) + b"\xff\xda" * 300
+    data = photo[:2] + metadata + photo[2:]
+
+    assert imaging._walk_jpeg(data).scans == 1
+    assert inspect_image(data).format == "JPEG"
+
+
+def test_jpeg_of_thousands_of_segments_or_stray_bytes_is_refused(parsing_forbidden):
+    photo = encode(displayed_scene(), "JPEG")
+    after_first_segment = 4 + struct.unpack_from(">H", photo, 4)[0]
+    comments = photo[:2] + b"\xff\xfe\x00\x02" * (imaging.MAX_JPEG_SEGMENTS + 1) + photo[2:]
+    padded = (
+        photo[:after_first_segment]
+        + b"\x00" * (imaging.MAX_JPEG_STRAY_BYTES + 1)
+        + photo[after_first_segment:]
+    )
+
+    refused(comments, f"more than {imaging.MAX_JPEG_SEGMENTS} segments")
+    refused(padded, f"more than {imaging.MAX_JPEG_STRAY_BYTES} stray bytes")
+
+
+def test_lossless_webp_of_16383_by_3051_is_refused_by_its_memory(decoding_forbidden):
+    # 50 M pixels pass the pixel limit, but libwebp and Pillow hold 16 bytes a pixel.
+    data = media.lossless_webp(16383, 3051)
+
+    refused(data, rf"too large to decode: about \d+ MB of memory \(limit {LIMIT_MB} MB\)")
+
+
+def test_webp_within_the_memory_budget_passes_inspection():
+    assert inspect_image(media.lossless_webp(16383, 1000)).width == 16383
+
+
+def test_16_bit_rgba_png_is_refused_by_its_inflated_size(decoding_forbidden):
+    pixel = b"\x10\x00\x20\x00\x30\x00\xff\xff"
+    data = media.solid_png(7071, 7071, pixel, bit_depth=16, colour_type=6)
+
+    assert len(data) < 500_000
+    refused(data, rf"\d+ bytes of pixel data \(limit {imaging.MAX_PNG_RAW_BYTES}\)")
+    # The same pixels at 8 bits inflate to half as much.
+    assert inspect_image(media.solid_png(7071, 7071, b"\x10\x20\x30\xff", colour_type=6))
+
+
+def test_16_bit_greyscale_costs_more_memory_than_8_bit(decoding_forbidden):
+    sixteen = media.solid_png(5000, 5000, b"\x80\x00", bit_depth=16, colour_type=0)
+    eight = media.solid_png(5000, 5000, b"\x80", colour_type=0)
+
+    refused(sixteen, rf"too large to decode: .*\(limit {LIMIT_MB} MB\)")
+    assert inspect_image(eight).width == 5000
+
+
+def test_gif_of_349524_frames_is_refused_by_its_frame_count(parsing_forbidden):
+    data = media.gif_of_frames(349_524)
+
+    assert len(data) == 5 * 1024 * 1024
+    refused(data, f"limit of {imaging.MAX_FRAMES} frames")
+
+
+def test_frame_limit_boundary():
+    assert inspect_image(media.gif_of_frames(imaging.MAX_FRAMES)).frame_count == imaging.MAX_FRAMES
+    refused(media.gif_of_frames(imaging.MAX_FRAMES + 1), "frames")
+
+
+def test_animated_png_and_webp_frames_are_limited_too():
+    frames = [Image.new("RGB", (1, 1), (index % 256, 0, 0)) for index in range(1001)]
+    webp = encode(frames[0], "WEBP", save_all=True, append_images=frames[1:], lossless=True)
+    # acTL declares the frame count Pillow reports.
+    apng = media.solid_png(1, 1, chunks=media.png_chunk(b"acTL", struct.pack(">II", 1001, 0)))
+
+    refused(webp, rf"1001 frames \(limit {imaging.MAX_FRAMES}\)")
+    refused(apng, rf"\d+ frames \(limit {imaging.MAX_FRAMES}\)")
+
+
+def test_gif_blocks_are_limited(parsing_forbidden):
+    gif = media.gif_of_frames(1)
+    first_image = gif.index(b"\x2c")
+    comments = b"\x21\xfe\x01c\x00" * (imaging.MAX_GIF_BLOCKS // 2 + 1)
+
+    refused(gif[:first_image] + comments + gif[first_image:], "blocks")
+
+
+def test_gif_frames_are_counted_like_pillow_counts_them():
+    frames = [Image.new("RGB", (30, 20), colour) for colour in (RED, BLUE, WHITE, (0, 0, 0))]
+    data = encode(frames[0], "GIF", save_all=True, append_images=frames[1:], comment=b"x" * 600)
+    # A stray byte between blocks, which Pillow skips.
+    data = data[:-1] + b"\x00\x3b"
+
+    assert inspect_image(data).frame_count == Image.open(io.BytesIO(data)).n_frames == 4
+
+
+def test_photo_of_48_megapixels_gets_a_thumbnail_of_its_small_object():
+    image = Image.new("RGB", (8000, 6000), (235, 235, 230))
+    ImageDraw.Draw(image).ellipse((3900, 2900, 4099, 3099), fill=(200, 40, 30))
+    data = encode(image, "JPEG", quality=90)
+    del image
+
+    info, thumbnail = imaging.inspect_and_thumbnail(data)
+
+    assert (info.width, info.height) == (8000, 6000)
+    assert decode(thumbnail).size == (210, 210)
+
+
+def test_progressive_jpeg_at_the_pixel_limit_is_accepted_in_4_2_0_and_refused_in_4_4_4():
+    # libjpeg keeps every coefficient: 3 bytes a pixel in 4:2:0, 6 in 4:4:4 (300 MB here).
+    subsampled = media.progressive_jpeg(8000, 6000, 10, subsampling="4:2:0")
+
+    assert decode(make_thumbnail(subsampled)).size == (300, 225)
+    refused(media.progressive_jpeg(8000, 6000, 10), rf"\(limit {LIMIT_MB} MB\)")
+
+
+def test_jpeg_is_never_decoded_finer_than_the_memory_budget_allows(monkeypatch):
+    decode_jpeg = imaging._decode_jpeg
+    used = []
+
+    def recording(data, image, scale):
+        decoded, applied = decode_jpeg(data, image, scale)
+        used.append(applied)
+        return decoded, applied
+
+    monkeypatch.setattr(imaging, "_decode_jpeg", recording)
+    # A full-scale RGB decode of 2400 x 1800 (17 MB) no longer fits; half scale (4 MB) does.
+    monkeypatch.setattr(imaging, "MAX_DECODE_BYTES", 10_000_000)
+    photo = encode(textured_photo((2400, 1800), (1003, 701, 1220, 905)), "JPEG", quality=90)
+
+    thumbnail, box = render(photo)
+
+    assert used == [4, 2]
+    assert box == render(photo, max_side=100)[1]  # the box is still found to the pixel
+    assert thumbnail.size == fit_within((box[2] - box[0], box[3] - box[1]), 300)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "LA"])
+def test_searching_and_flattening_in_bands_changes_no_pixel(monkeypatch, mode):
+    image = textured_photo((700, 500), (120, 90, 560, 400)).convert(mode)
+    if mode != "RGB":
+        image.putalpha(Image.linear_gradient("L").resize(image.size))
+    whole = (content_box(image), imaging._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
+
+    monkeypatch.setattr(imaging, "_BAND_PIXELS", 5_000)
+    banded = (content_box(image), imaging._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
+
+    assert banded[0] == whole[0]
+    assert ImageChops.difference(banded[1], whole[1]).getbbox() is None
+
+
+def test_inspect_and_thumbnail_opens_the_bytes_once(monkeypatch):
+    data = red_rectangle_png()
+    opened = []
+    open_image = Image.open
+
+    def counting(*args, **kwargs):
+        opened.append(args)
+        return open_image(*args, **kwargs)
+
+    monkeypatch.setattr(Image, "open", counting)
+
+    info, thumbnail = imaging.inspect_and_thumbnail(data)
+
+    assert len(opened) == 1
+    monkeypatch.setattr(Image, "open", open_image)
+    assert info == inspect_image(data)
+    assert thumbnail == make_thumbnail(data)

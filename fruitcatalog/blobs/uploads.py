@@ -55,8 +55,8 @@ def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
     validate_upload_size(data)
     max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
     try:
-        info = imaging.inspect_image(data, max_pixels=max_pixels)
-        imaging.make_thumbnail(data, max_pixels=max_pixels)
+        # One pass: the bytes are checked, opened and decoded once.
+        info, _ = imaging.inspect_and_thumbnail(data, max_pixels=max_pixels)
     except imaging.ImageError as error:
         raise DjangoValidationError(str(error)) from None
     return info

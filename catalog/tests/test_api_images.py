@@ -7,7 +7,14 @@ import pytest
 from PIL import Image
 
 from catalog.models import FruitImage
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.blobs.tests.media import (
+    gif_of_frames,
+    make_image_bytes,
+    make_object_png,
+    png_chunk,
+    progressive_jpeg,
+    solid_png,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -370,3 +377,47 @@ def test_malformed_chunked_body_is_400_not_500(anon_client):
     )
     assert response.status_code == 400
     assert response.json() == {"detail": "Malformed chunked request body."}
+
+
+# Every upload's cost is bounded (issue 8): what would cost more than the budget is a 400 naming
+# the limit, decided from the file's structure before anything is decoded.
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type", "message"),
+    [
+        pytest.param(
+            solid_png(1, 1, chunks=png_chunk(b"prVt") * 436_890),
+            "image/png",
+            "more than 20000 chunks",
+            id="png-of-436890-chunks",
+        ),
+        pytest.param(gif_of_frames(349_524), "image/gif", "limit of 1000 frames", id="gif-frames"),
+        pytest.param(
+            progressive_jpeg(7071, 7071, 100), "image/jpeg", "100 scans", id="jpeg-100-scans"
+        ),
+    ],
+)
+def test_uploads_costing_more_than_the_budget_are_400_naming_the_limit(
+    curator_client, fruit_factory, data, content_type, message
+):
+    fruit = fruit_factory()
+    response = curator_client.generic("POST", images_url(fruit), data, content_type=content_type)
+    assert response.status_code == 400
+    assert message in response.json()["image"][0]
+    assert not FruitImage.objects.exists()
+
+
+def test_a_photo_of_48_megapixels_is_accepted_with_a_thumbnail(curator_client, fruit_factory):
+    fruit = fruit_factory()
+    photo = Image.new("RGB", (8000, 6000), (235, 235, 230))
+    photo.paste((200, 40, 30), (2000, 1000, 6000, 5000))
+    buffer = io.BytesIO()
+    photo.save(buffer, "JPEG", quality=85)
+    del photo
+    response = curator_client.generic(
+        "POST", images_url(fruit), buffer.getvalue(), content_type="image/jpeg"
+    )
+    assert response.status_code == 201
+    assert (response.json()["width"], response.json()["height"]) == (8000, 6000)
+    assert response.json()["has_thumbnail"] is True

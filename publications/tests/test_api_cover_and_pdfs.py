@@ -5,7 +5,12 @@ import hashlib
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_pdf_bytes
+from fruitcatalog.blobs.tests.media import (
+    lossless_webp,
+    make_image_bytes,
+    make_pdf_bytes,
+    solid_png,
+)
 from publications.models import Publication, PublicationFruit
 
 pytestmark = pytest.mark.django_db
@@ -334,3 +339,29 @@ def test_pdf_writes_need_change_publication(
         assert put_raw(client, path, pdf_bytes, "application/pdf").status_code == status
         assert client.delete(path).status_code == status
     assert not PublicationFruit.objects.get().has_description
+
+
+# Every upload's cost is bounded (issue 8): a cover is decoded like a fruit image, so what would
+# cost more than the budget is a 400 naming the limit, before anything is decoded.
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type"),
+    [
+        # 2.7 KB in the report, 50 M pixels: libwebp and Pillow would hold 16 bytes a pixel.
+        pytest.param(lossless_webp(16383, 3051), "image/webp", id="lossless-webp-16383x3051"),
+        # 16-bit RGBA inflates to 400 MB of rows.
+        pytest.param(
+            solid_png(7071, 7071, b"\x10\x00\x20\x00\x30\x00\xff\xff", bit_depth=16, colour_type=6),
+            "image/png",
+            id="16-bit-rgba-png-7071x7071",
+        ),
+    ],
+)
+def test_a_cover_costing_more_than_the_budget_is_a_400_naming_the_limit(
+    curator_client, publication, data, content_type
+):
+    response = put_raw(curator_client, cover_path(publication), data, content_type)
+    assert response.status_code == 400
+    assert "(limit " in response.json()["image"][0]
+    assert not Publication.objects.get().has_cover

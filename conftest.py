@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -16,6 +17,12 @@ from fruitcatalog.tests.queries import reading_no_bytes
 def reads_no_bytes():
     """A context manager asserting that the block selects no byte column; yields the queries."""
     return reading_no_bytes
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Throttle and lockout counters live in the cache: every test starts with none."""
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,15 @@ from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_synonyms
 from fruitcatalog.blobs.serializers import NULLABLE_URL, ThumbnailedImageSerializer, absolute_url
 
 
+class BoundedListField(serializers.ListField):
+    """A list refused for its length before any item is validated (a huge list costs nothing)."""
+
+    def to_internal_value(self, data):
+        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
 class ImageInfoSerializer(ThumbnailedImageSerializer):
     """Metadata and links of a fruit's image (never its bytes)."""
 
@@ -30,7 +39,7 @@ class FruitSerializer(serializers.ModelSerializer):
         help_text="Unique. Omit it (or send null) on create to get the next free number.",
     )
     name = serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True)
-    synonyms = serializers.ListField(
+    synonyms = BoundedListField(
         source="synonym_names",
         child=serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True),
         max_length=SYNONYMS_MAX,

@@ -78,6 +78,7 @@ class FruitImageViewSet(ThumbnailedImageViewSet):
     serializer_class = ImageInfoSerializer
     upload_serializer_class = ImageUploadSerializer
     parent_model = Fruit
+    child_model = FruitImage
 
     def get_queryset(self):
         return FruitImage.objects.without_blobs().filter(fruit_id=self.kwargs["id"]).order_by("pk")

@@ -31,8 +31,17 @@ ERROR_DESCRIPTIONS = {
     "405": "Method not allowed.",
     "406": "Not acceptable.",
     "409": "The change would lose linked data.",
-    "413": "The request body is larger than the limit (5 MiB for uploads by default).",
+    "413": (
+        "The request body is larger than the limit: 5 MiB on upload routes, 1 MiB on every "
+        "other route (the defaults of `FRUITCATALOG_MAX_UPLOAD_BYTES` and "
+        "`FRUITCATALOG_MAX_BODY_BYTES`)."
+    ),
     "415": "Unsupported media type.",
+    "429": (
+        "Too many requests: the token endpoint's rates, a login lockout after repeated failures, "
+        "or a per-user upload rate where one is configured; `Retry-After` says when to retry."
+    ),
+    "503": "The database is unreachable; `Retry-After` says when to retry.",
 }
 WRITE_METHODS = {"post", "put", "patch", "delete"}
 
@@ -56,7 +65,7 @@ def canonical_paths(endpoints, **kwargs):
 def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     """The error statuses an operation can answer with."""
     if path.endswith("/health"):
-        return ["405"]
+        return ["405", "503"]
     codes = ["405", "404"] if method == "get" else ["405"]
     parameters = operation.get("parameters", [])
     if any(parameter["in"] == "query" for parameter in parameters):
@@ -71,6 +80,10 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     body_types = operation.get("requestBody", {}).get("content", {})
     if body_types or method in {"post", "put", "patch"}:
         codes += ["413", "415"]
+    uploads = any(not kind.startswith("application/json") for kind in body_types)
+    if path.endswith("/auth/token") or (method in WRITE_METHODS and uploads):
+        codes.append("429")
+    codes.append("503")
     return codes
 
 

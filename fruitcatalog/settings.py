@@ -6,6 +6,7 @@ file is not required. See README.md, "Configuration".
 
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -60,11 +61,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "corsheaders",
+    "axes",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "fruitcatalog",
     "fruitcatalog.blobs",
     "catalog",
     "publications",
@@ -73,14 +77,26 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # CORS headers on every answer under /api/, errors included; preflights end here.
+    "corsheaders.middleware.CorsMiddleware",
     "fruitcatalog.exceptions.DatabaseUnavailableMiddleware",
-    "fruitcatalog.blobs.middleware.ChunkedBodyMiddleware",
+    # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
+    "fruitcatalog.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out login (django-axes) into a 429.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes watches every authenticate() call (login forms and the token endpoint) and refuses
+# a locked-out client before its password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "fruitcatalog.urls"
@@ -179,6 +195,8 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # Uploads: the service enforces its own limit on the whole body (fruitcatalog/blobs/parsers.py).
 FRUITCATALOG_MAX_UPLOAD_BYTES = env_int("FRUITCATALOG_MAX_UPLOAD_BYTES", 5 * 1024 * 1024)
+# Every other route (JSON writes, token, login forms): refused with 413 before being read.
+FRUITCATALOG_MAX_BODY_BYTES = env_int("FRUITCATALOG_MAX_BODY_BYTES", 1024 * 1024)
 # Keep accepted uploads in memory: they are stored in the database as bytes anyway.
 FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
 # 50 megapixels: above any real fruit photograph, far below what a decompression bomb asks for.
@@ -197,9 +215,56 @@ SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 if env_bool("DJANGO_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
+# How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): throttling and
+# lockouts count the client address that many hops from the right; 0 trusts only REMOTE_ADDR.
+NUM_PROXIES = env_int("DJANGO_NUM_PROXIES", 0)
+
+# Shared counters (throttles, login lockouts): Redis when REDIS_URL is set, so that every app
+# server sees the same counts; otherwise this process's memory.
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": "fruitcatalog",
+            # Redis down must not take logins down for long: fail fast.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # django-axes warns that local memory is per process: right for `make run` and the tests;
+    # with several workers each counts alone, which is why production sets REDIS_URL.
+    SILENCED_SYSTEM_CHECKS = ["axes.W001"]
+
+# Login lockout (django-axes): after AXES_FAILURE_LIMIT failed logins from one client address
+# within the cool-off, that address gets 429 on the login forms and the token endpoint, even with
+# the right password, until the cool-off has passed. Counted per address, not per username: a
+# per-username lock would let anyone lock a curator out.
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_FAILURE_LIMIT = env_int("FRUITCATALOG_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("FRUITCATALOG_LOGIN_COOLOFF_SECONDS", 900))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "fruitcatalog.throttling.lockout_response"
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if NUM_PROXIES else ["REMOTE_ADDR"]
+)
+AXES_VERBOSE = False
+
+# CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials
+# (fruitcatalog.apps); writes only from the origins listed here.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS = env_list("FRUITCATALOG_CORS_WRITE_ORIGINS", "")
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Content-Disposition"]
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -217,6 +282,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "fruitcatalog.pagination.PageNumberPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "fruitcatalog.exceptions.exception_handler",
+    "NUM_PROXIES": NUM_PROXIES,
+    # Throttles named by scope (fruitcatalog/throttling.py); `None` switches one off.
+    "DEFAULT_THROTTLE_RATES": {
+        "token_address": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", "20/minute"),
+        "token_username": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", "10/minute"),
+        # Curators' uploads are bounded by cost, not by rate, unless this is set (say "600/hour").
+        "uploads": os.environ.get("FRUITCATALOG_UPLOAD_RATE_PER_USER", "") or None,
+    },
     "URL_FORMAT_OVERRIDE": None,
 }
 
@@ -247,4 +320,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    # django-axes logs every successful login at INFO; failures and lockouts are warnings.
+    "loggers": {"axes": {"level": "WARNING"}},
 }

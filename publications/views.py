@@ -27,6 +27,7 @@ from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_
 from fruitcatalog.blobs.views import BytesNegotiationMixin, ThumbnailedImageViewSet
 from fruitcatalog.ids import ID_PATTERN
 from fruitcatalog.permissions import ParentChangePermission
+from fruitcatalog.throttling import UploadThrottle
 from fruitcatalog.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
@@ -101,6 +102,8 @@ class PublicationCoverViewSet(
 
     serializer_class = PublicationSerializer
     parser_classes = IMAGE_UPLOAD_PARSERS
+    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
+    throttle_classes = [UploadThrottle]
     byte_actions = frozenset({"retrieve"})
 
     def get_object(self):
@@ -157,6 +160,8 @@ class PublicationCoverViewSet(
 class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
     """The fruits a publication describes: link and unlink."""
 
+    child_model = PublicationFruit
+    child_actions = {"PUT": "add"}  # linking creates the link (or keeps it)
     serializer_class = PublicationFruitSerializer
 
     def get_queryset(self):
@@ -206,8 +211,11 @@ class PublicationFruitDescriptionViewSet(
 ):
     """A publication's description of one linked fruit, as a PDF."""
 
+    child_model = PublicationFruit  # the PDF is a field of the link: `change_publicationfruit`
     serializer_class = PublicationFruitSerializer
     parser_classes = PDF_UPLOAD_PARSERS
+    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
+    throttle_classes = [UploadThrottle]
     byte_actions = frozenset({"retrieve"})
 
     description_read = ByteRead(
@@ -291,6 +299,7 @@ class PublicationFruitDescriptionViewSet(
 class PublicationFruitImageViewSet(PublicationChildMixin, ThumbnailedImageViewSet):
     """A publication's images of its fruits: metadata as JSON, bytes as themselves."""
 
+    child_model = PublicationFruitImage
     queryset = PublicationFruitImage.objects.with_link()
     serializer_class = PublicationFruitImageSerializer
     upload_serializer_class = PublicationFruitImageUploadSerializer

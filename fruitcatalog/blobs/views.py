@@ -15,6 +15,7 @@ from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.uploads import apply_image_upload, as_field_error
 from fruitcatalog.permissions import IsStaffOrReadOnly, ParentChangePermission
+from fruitcatalog.throttling import UploadThrottle
 
 
 class BytesNegotiationMixin:
@@ -72,6 +73,8 @@ class ThumbnailedImageViewSet(
 
     permission_classes = [ParentChangePermission]
     parser_classes = IMAGE_UPLOAD_PARSERS
+    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
+    throttle_classes = [UploadThrottle]
     pagination_class = None
     filter_backends = []
     byte_actions = frozenset({"retrieve", "thumbnail"})
@@ -134,9 +137,16 @@ class BackfillReportSerializer(serializers.Serializer):
 
 
 class BackfillThumbnailsView(APIView):
-    """Generate missing thumbnails (staff only): the work of `manage.py backfill_thumbnails`."""
+    """Generate missing thumbnails (staff holding `change_` on the image models), as the command."""
 
     permission_classes = [IsStaffOrReadOnly]
+
+    def required_permissions(self) -> list[str]:
+        """What the admin's action asks: `change_` on every model it backfills."""
+        return [
+            f"{model._meta.app_label}.change_{model._meta.model_name}"
+            for model in thumbnailed_models()
+        ]
 
     @extend_schema(
         summary="Generate missing thumbnails",

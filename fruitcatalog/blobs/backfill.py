@@ -56,9 +56,10 @@ def _generate(model, pk: int) -> bool:
     fields = ["thumbnail_data", "thumbnail_sha256"]
     try:
         if not image.sha256 or not image.content_type or not image.width:
-            image.refresh_metadata()
+            image.refresh()
             fields += ["content_type", "size", "width", "height", "sha256"]
-        image.refresh_thumbnail()
+        else:
+            image.refresh_thumbnail()
     except imaging.ImageError:
         return False
     # `update()` rather than `save()`: the save hook would hash the bytes again for nothing.

@@ -228,8 +228,7 @@ class ThumbnailedImage(StoredBytesModel):
         return self.thumbnail.exists
 
     def bytes_changed(self, value):
-        self.refresh_metadata()  # `original` is the one group that is not derived
-        self.refresh_thumbnail()
+        self.refresh()  # `original` is the one group that is not derived
 
     def fields_derived_from(self, spec):
         if spec is type(self).original:
@@ -252,13 +251,18 @@ class ThumbnailedImage(StoredBytesModel):
     def set_data(self, data: bytes):
         """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""
         self.data = data
-        self.refresh_metadata()
-        self.refresh_thumbnail()
+        self.refresh()
 
-    def refresh_metadata(self):
-        """Detect type and dimensions from the bytes; raise `imaging.ImageError` if unfit."""
+    def refresh(self):
+        """Metadata and thumbnail from the bytes, opened once; `imaging.ImageError` if unfit."""
         data = bytes(self.data)
-        info = imaging.inspect_image(data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS)
+        info, thumbnail = imaging.inspect_and_thumbnail(
+            data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+        )
+        self._set_metadata(data, info)
+        self.thumbnail.set(thumbnail)
+
+    def _set_metadata(self, data: bytes, info: imaging.ImageInfo) -> None:
         self.original.set(data, content_type=info.content_type)
         self.width = info.width
         self.height = info.height

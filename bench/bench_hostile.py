@@ -1,0 +1,134 @@
+"""The cost of checking hostile uploads: CPU seconds and peak memory per case, against the budget.
+
+Run with ``python bench/bench_hostile.py`` (part of ``make bench``). Each case is built in memory,
+written to a temporary file and checked in a fresh Python process — the check the API and the
+admin run on an upload (`validate_image_bytes`: inspect and thumbnail; `validate_pdf_bytes`) —
+which reports its CPU time and the growth of its peak resident set over the process after start-up
+(Django and Pillow imported). The budget for any body the service accepts for parsing: 2 s of CPU
+and 300 MB. The script exits 1 when a case is over it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CPU_BUDGET_S = 2.0
+MEMORY_BUDGET_MB = 300.0
+
+CHILD = r"""
+import json, os, resource, sys, time
+import django
+django.setup()
+from django.core.exceptions import ValidationError
+from fruitcatalog.blobs.pdf import validate_pdf_bytes
+from fruitcatalog.blobs.uploads import validate_image_bytes
+
+kind, path = sys.argv[1], sys.argv[2]
+data = open(path, "rb").read()
+check = validate_pdf_bytes if kind == "pdf" else validate_image_bytes
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.process_time()
+try:
+    check(data)
+    outcome = "accepted"
+except ValidationError as error:
+    outcome = "refused: " + " ".join(error.messages)
+cpu = time.process_time() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"cpu": cpu, "rss_mb": (peak - baseline) / 1024, "outcome": outcome}))
+"""
+
+
+def image_cases():
+    from fruitcatalog.blobs.tests import media
+
+    return [
+        (
+            "PNG, 436,890 empty chunks before IDAT",
+            lambda: media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * 436_890),
+        ),
+        ("progressive JPEG 7071x7071, 100 scans", lambda: media.progressive_jpeg(7071, 7071, 100)),
+        ("lossless WebP 16383x3051 (header only)", lambda: media.lossless_webp(16383, 3051)),
+        (
+            "16-bit RGBA PNG 7071x7071",
+            lambda: media.solid_png(
+                7071, 7071, b"\x10\x00\x20\x00\x30\x00\xff\xff", bit_depth=16, colour_type=6
+            ),
+        ),
+        ("GIF of 349,524 1x1 frames", lambda: media.gif_of_frames(349_524)),
+        (
+            "accepted: RGBA PNG 8000x6000",
+            lambda: media.solid_png(8000, 6000, b"\x10\x20\x30\xff", colour_type=6),
+        ),
+        (
+            "accepted: progressive JPEG 2000x2000, 100 scans",
+            lambda: media.progressive_jpeg(2000, 2000, 100),
+        ),
+    ]
+
+
+def pdf_cases():
+    """The PDF cases of the PDF tests, when they define `HOSTILE_PDFS` (name -> builder)."""
+    try:
+        from fruitcatalog.blobs.tests.test_pdf import HOSTILE_PDFS
+    except ImportError:
+        return []
+    return list(HOSTILE_PDFS.items())
+
+
+def measure(kind: str, data: bytes) -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".bin") as handle:
+        handle.write(data)
+        handle.flush()
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "fruitcatalog.settings"}
+        env.pop("DATABASE_URL", None)
+        result = subprocess.run(
+            [sys.executable, "-c", CHILD, kind, handle.name],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
+    import django
+
+    django.setup()
+    cases = [("image", *case) for case in image_cases()]
+    cases += [("pdf", *case) for case in pdf_cases()]
+    print(
+        f"## Hostile cost (fresh process per case; budget {CPU_BUDGET_S:.0f} s CPU, "
+        f"{MEMORY_BUDGET_MB:.0f} MB)\n"
+    )
+    print("| case | bytes | CPU s | peak RSS MB | outcome | within budget |")
+    print("|---|---|---|---|---|---|")
+    passed = True
+    for kind, name, build in cases:
+        data = build()
+        result = measure(kind, data)
+        within = result["cpu"] <= CPU_BUDGET_S and result["rss_mb"] <= MEMORY_BUDGET_MB
+        passed &= within
+        outcome = result["outcome"]
+        if len(outcome) > 90:
+            outcome = outcome[:87] + "..."
+        print(
+            f"| {name} | {len(data):,} | {result['cpu']:.2f} | {result['rss_mb']:.0f} | "
+            f"{outcome} | {'yes' if within else 'NO'} |"
+        )
+    sys.exit(0 if passed else 1)
+
+
+if __name__ == "__main__":
+    main()

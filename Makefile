@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench migrate demo clean
+.PHONY: run test lint bench slow-clients migrate demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -32,11 +32,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-## bench: thumbnail speed and memory, backfill peak memory, lists at a million fruits (PostgreSQL)
+## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, lists at a million fruits
+##        (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
 	$(BIN)/python bench/bench_backfill.py
+	$(BIN)/python bench/bench_hostile.py
+	$(BIN)/python bench/bench_upload.py
 	$(BIN)/python bench/bench_scale.py
+	$(BIN)/python bench/bench_http.py
+	$(BIN)/python bench/bench_slow_clients.py
+
+## slow-clients: slowloris against gunicorn alone and behind deploy/nginx.conf (needs nginx, ~45 s)
+slow-clients: $(STAMP)
+	$(BIN)/python bench/bench_slow_clients.py
 
 ## demo: load the demo fruits and publications into the database
 demo: $(STAMP)

@@ -252,10 +252,8 @@ AXES_COOLOFF_TIME = timedelta(seconds=env_int("FRUITCATALOG_LOGIN_COOLOFF_SECOND
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "fruitcatalog.throttling.lockout_response"
-AXES_IPWARE_PROXY_COUNT = NUM_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if NUM_PROXIES else ["REMOTE_ADDR"]
-)
+# The same client address as the throttles (django-axes' own lookup needs django-ipware).
+AXES_CLIENT_IP_CALLABLE = "fruitcatalog.throttling.client_address"
 AXES_VERBOSE = False
 
 # CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials

@@ -61,6 +61,18 @@ class UploadThrottle(LiveRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
+def client_address(request) -> str:
+    """The client's address as DRF's throttles see it: `NUM_PROXIES` hops from the right of
+    `X-Forwarded-For` behind proxies, `REMOTE_ADDR` without. django-axes counts by it too."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    proxies = settings.NUM_PROXIES
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if not proxies or not forwarded:
+        return remote
+    addresses = [address.strip() for address in forwarded.split(",") if address.strip()]
+    return addresses[-min(proxies, len(addresses))] if addresses else remote
+
+
 def cooloff_seconds() -> int:
     return math.ceil(settings.AXES_COOLOFF_TIME.total_seconds())
 

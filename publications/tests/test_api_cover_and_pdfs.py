@@ -1,9 +1,11 @@
 """Cover images and fruit PDFs: uploads, validation, byte responses, caching, limits."""
 
 import hashlib
+import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from pypdf import PdfWriter
 
 from fruitcatalog.blobs.tests.media import (
     lossless_webp,
@@ -365,3 +367,27 @@ def test_a_cover_costing_more_than_the_budget_is_a_400_naming_the_limit(
     assert response.status_code == 400
     assert "(limit " in response.json()["image"][0]
     assert not Publication.objects.get().has_cover
+
+
+def test_a_pdf_with_a_broken_table_that_viewers_repair_is_accepted(
+    curator_client, publication, linked
+):
+    pdf = make_pdf_bytes(pages=2)
+    repaired = pdf[: pdf.rindex(b"startxref")] + b"startxref\n0\n%%EOF\n"
+    response = put_raw(curator_client, pdf_path(publication, linked), repaired, "application/pdf")
+    assert response.status_code == 200
+    assert curator_client.get(pdf_path(publication, linked)).content == repaired
+
+
+def test_a_pdf_that_needs_a_password_is_a_400_saying_so(curator_client, publication, linked):
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)
+    writer.encrypt(user_password="secret", owner_password="owner", algorithm="AES-256")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    response = put_raw(
+        curator_client, pdf_path(publication, linked), buffer.getvalue(), "application/pdf"
+    )
+    assert response.status_code == 400
+    assert response.json() == {"file": ["The PDF is password-protected."]}
+    assert not PublicationFruit.objects.get().has_description

@@ -319,5 +319,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
     # django-axes logs every successful login at INFO; failures and lockouts are warnings.
-    "loggers": {"axes": {"level": "WARNING"}},
+    # pypdf warns about every repair it makes: a hostile file would flood the log.
+    "loggers": {"axes": {"level": "WARNING"}, "pypdf": {"level": "ERROR"}},
 }

@@ -113,13 +113,16 @@ def test_repeated_failures_lock_the_address_out_of_every_login(curator, settings
     )
 
 
-def test_admin_login_failures_lock_out_too(curator, settings):
+@pytest.mark.parametrize("login", ["/admin/login/", "/api-auth/login/"])
+def test_login_form_failures_lock_out_too(curator, settings, login):
     settings.AXES_FAILURE_LIMIT = 2
     client = Client()
-    for _ in range(2):
-        client.post("/admin/login/", {"username": "curator", "password": "guess"})
-    response = client.post("/admin/login/", {"username": "curator", "password": "curator-pass-123"})
+    guess = {"username": "curator", "password": "guess"}
+    assert client.post(login, guess).status_code == 200  # the form again, with its error
+    assert client.post(login, guess).status_code == 429  # the limit is reached
+    response = client.post(login, {"username": "curator", "password": "curator-pass-123"})
     assert response.status_code == 429
+    assert response["Retry-After"] == "900"
 
 
 def test_uploads_are_not_throttled_unless_a_rate_is_set(curator_client, fruit_factory, rates):

@@ -226,7 +226,7 @@ UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
 
 def wrk(args, port: int, path: str, headers: dict, seconds: float) -> dict:
     """One wrk run: req/s, p50 and p99 in ms and errors, parsed from its --latency report."""
-    command = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds}s", "--latency"]
+    command = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds:g}s", "--latency"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     out = run([*command, f"http://127.0.0.1:{port}{path}"])

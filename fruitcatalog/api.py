@@ -108,3 +108,6 @@ urlpatterns = [
     ),
     *router.urls,
 ]
+
+# The byte paths alone, which `ByteReadMiddleware` resolves against (fruitcatalog/byte_urls.py).
+byte_urlpatterns = [pattern for pattern in urlpatterns if hasattr(pattern.callback, "byte_read")]

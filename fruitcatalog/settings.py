@@ -77,7 +77,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # CORS headers on every answer under /api/, errors included; preflights end here.
+    # Public byte reads (images, thumbnails, covers, PDFs) end here, with their own CORS header:
+    # none of what follows is needed to answer them.
+    "fruitcatalog.blobs.reads.ByteReadMiddleware",
+    # CORS headers on every other answer under /api/, errors included; preflights end here.
     "corsheaders.middleware.CorsMiddleware",
     "fruitcatalog.exceptions.DatabaseUnavailableMiddleware",
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
@@ -100,6 +103,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 ROOT_URLCONF = "fruitcatalog.urls"
+# The byte paths alone, resolved first for GET and HEAD (fruitcatalog.blobs.reads).
+FRUITCATALOG_BYTE_URLCONF = "fruitcatalog.byte_urls"
 
 TEMPLATES = [
     {
@@ -204,6 +209,8 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
+# Recently served image and PDF bytes kept in each worker's memory, by content hash (never stale).
+FRUITCATALOG_BYTES_CACHE_BYTES = env_int("FRUITCATALOG_BYTES_CACHE_BYTES", 64 * 1024 * 1024)
 # How long clients and proxies may cache image and PDF bytes (they are immutable per URL).
 FRUITCATALOG_BINARY_MAX_AGE = env_int("FRUITCATALOG_BINARY_MAX_AGE", 86400)
 

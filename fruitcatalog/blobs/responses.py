@@ -55,8 +55,3 @@ def blob_response(request, blob: Blob) -> HttpResponse:
         # Stored bytes are never a page: should a browser render one anyway, it runs nothing.
         response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
     return response
-
-
-def column_loader(queryset, pk, column: str) -> Callable[[], bytes]:
-    """A `load` that reads one byte column of one row, and nothing else."""
-    return lambda: bytes(queryset.values_list(column, flat=True).get(pk=pk))

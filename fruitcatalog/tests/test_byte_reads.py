@@ -1,4 +1,4 @@
-"""Every byte path's read: one indexed query, no client lookup, bytes only when a body is sent."""
+"""Every byte path's read: one indexed query of metadata, no client lookup, bytes read once."""
 
 import pytest
 from django.db import connection
@@ -17,13 +17,15 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def byte_paths():
-    """One path of each kind of stored bytes."""
+    """One path of each kind of stored bytes, each with bytes of its own."""
     fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    publication = PublicationFactory(cover_data=make_object_png())
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png(size=(120, 100)))
+    publication = PublicationFactory(cover_data=make_object_png(size=(130, 100)))
     link, _ = publication_link_fruit(publication=publication, fruit=fruit)
     publication_fruit_set_description(link=link, data=make_pdf_bytes())
-    fruit_image = PublicationFruitImage.objects.create(link=link, data=make_object_png())
+    fruit_image = PublicationFruitImage.objects.create(
+        link=link, data=make_object_png(size=(140, 100), box=(10, 10, 99, 69))
+    )
     pub = f"/api/v1/publications/{publication.pk}"
     return [
         f"/api/v1/fruits/{fruit.pk}/images/{image.pk}",
@@ -35,15 +37,33 @@ def byte_paths():
     ]
 
 
-def test_a_body_is_one_query_that_never_looks_up_the_client(byte_paths, curator_client):
+def test_a_body_reads_its_bytes_once_and_never_looks_up_the_client(byte_paths, curator_client):
     # A curator's token on a public read is not looked up: no session, no token, no user query.
     for path in byte_paths:
-        with CaptureQueriesContext(connection) as captured:
+        with CaptureQueriesContext(connection) as first:
+            body = curator_client.get(path).content
+        assert body
+        assert len(first.captured_queries) == 2, [q["sql"] for q in first]  # metadata, bytes
+        assert selected_blob_columns(first.captured_queries[1:]), path
+        # The same bytes again come from the process's cache, by their hash: metadata only.
+        with reading_no_bytes() as again:
             response = curator_client.get(path)
-        assert response.status_code == 200, path
-        assert response.content
-        assert len(captured.captured_queries) == 1, [q["sql"] for q in captured]
-        assert selected_blob_columns(captured.captured_queries), path
+        assert response.status_code == 200
+        assert response.content == body
+        assert len(again.captured_queries) == 1, path
+
+
+def test_replaced_bytes_are_never_served_from_the_cache(byte_paths, anon_client):
+    path = byte_paths[0]  # a fruit image
+    before = anon_client.get(path).content
+    image = FruitImage.objects.get(pk=int(path.rsplit("/", 1)[1]))
+    replacement = make_object_png(size=(90, 70))
+    image.set_data(replacement)
+    image.save()
+    assert before != replacement
+    assert anon_client.get(path).content == replacement
+    image.delete()
+    assert anon_client.get(path).status_code == 404
 
 
 def test_a_304_and_a_head_are_one_query_of_metadata(byte_paths, anon_client):
@@ -82,3 +102,41 @@ def test_writes_and_options_on_a_byte_path_still_reach_the_api(byte_paths, anon_
     assert response.status_code == 200
     assert "DELETE" in response["Allow"]
     assert anon_client.delete(byte_paths[0]).status_code in (401, 403)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_dead_persistent_connection_is_replaced_without_a_failed_read(anon_client):
+    """Byte reads skip the connection's health check; a dead connection is retried instead."""
+    if connection.vendor != "postgresql":
+        pytest.skip("a server-side disconnect needs PostgreSQL")
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    assert anon_client.get(path).status_code == 200
+    # The server ends this session, as a restart would; the client does not know yet.
+    pid = connection.connection.info.backend_pid
+    with connections_other() as other, other.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert anon_client.get(path).status_code == 200
+    assert connection.connection.info.backend_pid != pid
+
+
+def connections_other():
+    """A second connection to the test database, closed after use."""
+    from contextlib import closing
+
+    from django.db import connections
+
+    return closing(connections.create_connection("default"))
+
+
+def test_byte_reads_answer_any_origin_without_credentials(byte_paths, anon_client):
+    for path in byte_paths:
+        for headers in ({"HTTP_ORIGIN": "https://cards.example"}, {}):
+            response = anon_client.get(path, **headers)
+            assert response["Access-Control-Allow-Origin"] == "*", path
+            assert "ETag" in response["Access-Control-Expose-Headers"]
+            assert "Access-Control-Allow-Credentials" not in response
+    missing = anon_client.get(byte_paths[0] + "9", HTTP_ORIGIN="https://cards.example")
+    assert missing.status_code == 404
+    assert missing["Access-Control-Allow-Origin"] == "*"

@@ -27,8 +27,9 @@ DATABASE = "fruitcatalog_upload"
 TARGET_RATIO = 2.0
 
 
-def photo_jpeg(width: int = 3600, height: int = 2400) -> bytes:
-    """A photo-like JPEG of about 3 MB: an object on a lit background, with sensor noise."""
+def photo_jpeg(width: int = 4000, height: int = 3000) -> bytes:
+    """A 12-megapixel photo-like JPEG of about 3 MB (a phone's): an object on a lit background,
+    with sensor noise."""
     from PIL import Image, ImageDraw, ImageFilter
 
     image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
@@ -36,9 +37,9 @@ def photo_jpeg(width: int = 3600, height: int = 2400) -> bytes:
     draw.ellipse((width // 4, height // 5, width * 3 // 4, height * 4 // 5), fill=(190, 40, 30))
     image = image.filter(ImageFilter.GaussianBlur(3))
     noise = Image.effect_noise((width, height), 40).convert("RGB")
-    image = Image.blend(image, noise, 0.18)
+    image = Image.blend(image, noise, 0.14)
     out = io.BytesIO()
-    image.save(out, "JPEG", quality=92)
+    image.save(out, "JPEG", quality=90)
     return out.getvalue()
 
 

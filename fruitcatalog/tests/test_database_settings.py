@@ -79,3 +79,29 @@ def test_without_a_database_every_route_answers_a_quick_json_503(server, silent_
     # path status content-type retry-after, per route, then the log lines it wrote
     assert out == "ok", out
     assert elapsed < 30
+
+
+@pytest.mark.django_db
+def test_images_are_stored_without_a_compression_attempt_on_postgresql():
+    """pglz runs over a whole JPEG before giving up: image columns are EXTERNAL, PDFs EXTENDED."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("storage modes are PostgreSQL's")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname || '.' || a.attname, a.attstorage FROM pg_attribute a "
+            "JOIN pg_class c ON c.oid = a.attrelid "
+            "WHERE c.relname IN ('catalog_fruitimage', 'publications_publication', "
+            "'publications_publicationfruitimage', 'publications_publicationfruit') "
+            "AND a.attname IN ('data', 'thumbnail_data', 'cover_data', 'description_data')"
+        )
+        storage = dict(cursor.fetchall())
+    assert storage == {
+        "catalog_fruitimage.data": "e",
+        "catalog_fruitimage.thumbnail_data": "e",
+        "publications_publication.cover_data": "e",
+        "publications_publicationfruitimage.data": "e",
+        "publications_publicationfruitimage.thumbnail_data": "e",
+        "publications_publicationfruit.description_data": "x",
+    }

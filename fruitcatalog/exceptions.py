@@ -12,6 +12,14 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
+try:  # Django's Redis cache (REDIS_URL) raises redis-py's errors when Redis cannot be reached.
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    CACHE_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError)
+except ImportError:  # pragma: no cover
+    CACHE_ERRORS = ()
+
 logger = logging.getLogger("fruitcatalog.database")
 
 # How long a client should wait before retrying while the database is unreachable.
@@ -72,18 +80,31 @@ def is_lost_race(error: Exception) -> bool:
     return getattr(error.__cause__, "sqlstate", None) in RACE_SQLSTATES
 
 
+def is_unavailable(error: Exception) -> bool:
+    """Whether the database (not a lost race) or the shared cache (Redis) cannot be reached."""
+    if isinstance(error, CACHE_ERRORS):
+        return True
+    return isinstance(error, (OperationalError, InterfaceError)) and not is_lost_race(error)
+
+
 def database_error_response(error: Exception, path: str) -> JsonResponse:
-    """The 503 of an unreachable database, logged in one line (no traceback per request)."""
+    """The 503 of an unreachable database or cache, logged in one line (no traceback)."""
     first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-    logger.warning("Database unavailable for %s: %s", path, first_line)
-    response = JsonResponse({"detail": DatabaseUnavailable.default_detail}, status=503)
+    what = "Cache" if isinstance(error, CACHE_ERRORS) else "Database"
+    logger.warning("%s unavailable for %s: %s", what, path, first_line)
+    detail = (
+        "The service's cache is unavailable; try again shortly."
+        if isinstance(error, CACHE_ERRORS)
+        else DatabaseUnavailable.default_detail
+    )
+    response = JsonResponse({"detail": detail}, status=503)
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 
 def exception_handler(exc, context):
     """DRF's handler, plus Django's validation, protection, race, database and request errors."""
-    if isinstance(exc, (OperationalError, InterfaceError)) and not is_lost_race(exc):
+    if is_unavailable(exc):
         request = context.get("request")
         return database_error_response(exc, request.path if request is not None else "")
     if isinstance(exc, (ProtectedError, RestrictedError)):  # IntegrityErrors: checked first
@@ -127,8 +148,6 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if isinstance(exception, (OperationalError, InterfaceError)) and not is_lost_race(
-            exception
-        ):
+        if is_unavailable(exception):
             return database_error_response(exception, request.path)
         return None

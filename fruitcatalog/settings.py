@@ -257,7 +257,9 @@ AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_FAILURE_LIMIT = env_int("FRUITCATALOG_LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("FRUITCATALOG_LOGIN_COOLOFF_SECONDS", 900))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A success does not wipe the address's failures: otherwise anyone with an account could guess
+# at others' passwords without limit, logging in as themselves between guesses.
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "fruitcatalog.throttling.lockout_response"
 # The same client address as the throttles (django-axes' own lookup needs django-ipware).
 AXES_CLIENT_IP_CALLABLE = "fruitcatalog.throttling.client_address"

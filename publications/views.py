@@ -212,6 +212,7 @@ class PublicationFruitDescriptionViewSet(
     """A publication's description of one linked fruit, as a PDF."""
 
     child_model = PublicationFruit  # the PDF is a field of the link: `change_publicationfruit`
+    child_actions = {"DELETE": "change"}  # removing the PDF keeps the link
     serializer_class = PublicationFruitSerializer
     parser_classes = PDF_UPLOAD_PARSERS
     accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)

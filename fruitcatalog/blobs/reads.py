@@ -127,7 +127,10 @@ class ByteRead:
             if row is None:
                 return not_found()
             if row["sha256"]:
-                return blob_response(request, self._blob(statement.model, spec, row, kwargs))
+                try:
+                    return blob_response(request, self._blob(statement.model, spec, row, kwargs))
+                except Replaced:
+                    return not_found()  # deleted or replaced since its metadata was read
         return not_found()
 
     def _statement(self, spec, kwargs, with_size: bool) -> _Statement:
@@ -163,7 +166,7 @@ class ByteRead:
             size=row.get("size") or 0,
             sha256=row["sha256"],
             filename=f"{stem}.{extension_for(content_type)}",
-            load=functools.partial(_load, model, spec.data_field, row["pk"], row["sha256"]),
+            load=functools.partial(_load, model, spec, row["pk"], row["sha256"]),
         )
 
 
@@ -181,23 +184,40 @@ def _values(rows: QuerySet, spec: StoredBytes, *, with_size: bool):
     return rows.values(*columns.values()), columns
 
 
-def _load(model, column: str, pk: int, sha256: str) -> bytes:
-    """The bytes of one row's byte column: from this process's cache, or read and kept there."""
+class Replaced(Exception):
+    """The bytes whose metadata was just read are gone: the row was deleted or given new bytes."""
+
+
+def _load(model, spec: StoredBytes, pk: int, sha256: str) -> bytes:
+    """The bytes with this hash: from this process's cache, or read (and kept there).
+
+    The read asks for the row *with this hash*, so bytes replaced or deleted since the metadata
+    query are never served, nor cached under the old hash: `Replaced`, which the view answers
+    as the row it now is (404).
+    """
     data = BYTES_CACHE.get(sha256)
     if data is None:
-        row = _fetch_one(_bytes_query(model, column), [pk], binary=True)
-        data = bytes(row[0]) if row is not None and row[0] is not None else b""
+        sql, order = _bytes_query(model, spec)
+        values = {_SENTINEL: pk, _SHA_SENTINEL: sha256}
+        row = _fetch_one(sql, [values[stand_in] for stand_in in order], binary=True)
+        if row is None or not row[0]:
+            raise Replaced
+        data = bytes(row[0])
         BYTES_CACHE.put(sha256, data)
     return data
 
 
+_SHA_SENTINEL = "stand-in for the hash"
+
+
 @functools.cache
-def _bytes_query(model, column: str) -> str:
-    """The SQL reading one byte column of one row by primary key (its one parameter)."""
-    query = model._base_manager.filter(pk=_SENTINEL).values_list(column).order_by().query
+def _bytes_query(model, spec: StoredBytes) -> tuple[str, tuple]:
+    """The SQL reading one byte column by primary key and hash, and its parameters' order."""
+    rows = model._base_manager.filter(pk=_SENTINEL, **{spec.column("sha256"): _SHA_SENTINEL})
+    query = rows.values_list(spec.data_field).order_by().query
     sql, params = query.sql_with_params()
-    assert params == (_SENTINEL,), params
-    return sql
+    assert sorted(map(str, params)) == sorted(map(str, (_SENTINEL, _SHA_SENTINEL))), params
+    return sql, params
 
 
 def _fetch_one(sql: str, params: list, *, binary: bool = False):
@@ -214,7 +234,8 @@ def _fetch_one(sql: str, params: list, *, binary: bool = False):
     try:
         return _execute(sql, params, binary)
     except (InterfaceError, OperationalError):
-        if not reused:
+        # Only a dead connection is retried: a timeout or a lock is the database's answer.
+        if not reused or connection.is_usable():
             raise
         connection.close()
         return _execute(sql, params, binary)
@@ -262,17 +283,20 @@ class ByteReadMiddleware:
     """GET and HEAD of a byte path (a view made by `reads_then`), answered here and now.
 
     Place it after the security headers and WhiteNoise, before CORS, sessions and
-    authentication. Paths are resolved against `FRUITCATALOG_BYTE_URLCONF`, the byte paths
-    alone. These are public reads for any origin without credentials, so every answer carries
+    authentication; it checks the host and adds `X-Frame-Options` as the skipped middleware
+    would. Paths are resolved against `FRUITCATALOG_BYTE_URLCONF`, the byte paths alone. These
+    are public reads for any origin without credentials, so every answer carries
     `Access-Control-Allow-Origin: *` (one cacheable variant for every origin) itself. A database
     that cannot be reached is the same JSON 503 as anywhere else.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
-        self.cors_headers = {
+        # What the skipped middleware would add (X-Frame-Options), and CORS for any origin.
+        self.headers = {
             "Access-Control-Allow-Origin": "*",
             "Access-Control-Expose-Headers": ", ".join(settings.CORS_EXPOSE_HEADERS),
+            "X-Frame-Options": settings.X_FRAME_OPTIONS,
         }
 
     def __call__(self, request):
@@ -282,12 +306,13 @@ class ByteReadMiddleware:
             match = resolve(request.path_info, urlconf=settings.FRUITCATALOG_BYTE_URLCONF)
         except Resolver404:
             return self.get_response(request)
+        request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks (DisallowedHost: a 400)
         try:
             response = match.func.byte_read(request, **match.kwargs)
         except (OperationalError, InterfaceError) as error:
             if is_lost_race(error):
                 raise
             response = database_error_response(error, request.path)
-        for name, value in self.cors_headers.items():
+        for name, value in self.headers.items():
             response.headers[name] = value
         return response

@@ -140,3 +140,55 @@ def test_byte_reads_answer_any_origin_without_credentials(byte_paths, anon_clien
     missing = anon_client.get(byte_paths[0] + "9", HTTP_ORIGIN="https://cards.example")
     assert missing.status_code == 404
     assert missing["Access-Control-Allow-Origin"] == "*"
+
+
+def change_before_the_bytes_are_read(monkeypatch, change):
+    """Run `change` between a read's metadata query and its bytes query (a racing write)."""
+    from fruitcatalog.blobs import reads
+
+    real = reads._fetch_one
+
+    def fetch(sql, params, *, binary=False):
+        if binary:
+            monkeypatch.setattr(reads, "_fetch_one", real)
+            change()
+        return real(sql, params, binary=binary)
+
+    monkeypatch.setattr(reads, "_fetch_one", fetch)
+
+
+@pytest.mark.parametrize("race", ["delete", "replace"])
+def test_a_read_racing_a_write_is_a_404_and_caches_nothing_wrong(anon_client, monkeypatch, race):
+    fruit, other = FruitFactory(), FruitFactory()
+    original, replacement = make_object_png(size=(120, 100)), make_object_png(size=(90, 70))
+    image = FruitImage.objects.create(fruit=fruit, data=original)
+
+    def change():
+        if race == "delete":
+            FruitImage.objects.filter(pk=image.pk).delete()
+        else:
+            current = FruitImage.objects.get(pk=image.pk)
+            current.set_data(replacement)
+            current.save()
+
+    change_before_the_bytes_are_read(monkeypatch, change)
+    assert anon_client.get(f"/api/v1/fruits/{fruit.pk}/images/{image.pk}").status_code == 404
+    # The same bytes stored again are served as themselves, not what the race saw.
+    again = FruitImage.objects.create(fruit=other, data=original)
+    response = anon_client.get(f"/api/v1/fruits/{other.pk}/images/{again.pk}")
+    assert response.status_code == 200
+    assert response.content == original
+
+
+def test_a_hash_without_bytes_is_a_404_not_an_empty_body(anon_client):
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    FruitImage.objects.filter(pk=image.pk).update(thumbnail_data=None)  # hash kept, bytes gone
+    response = anon_client.get(f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail")
+    assert response.status_code == 404
+
+
+def test_byte_reads_check_the_host_and_forbid_framing(byte_paths, anon_client):
+    assert anon_client.get(byte_paths[0], HTTP_HOST="evil.example").status_code == 400
+    response = anon_client.get(byte_paths[0])
+    assert response["X-Frame-Options"] == "DENY"

@@ -412,3 +412,60 @@ def test_behind_a_proxy_the_lockout_counts_the_forwarded_client(curator, setting
     assert attacker.post(TOKEN, RIGHT).status_code == 429
     someone_else = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="198.51.100.2")
     assert someone_else.post(TOKEN, RIGHT).status_code == 200
+
+
+def test_logging_in_as_oneself_between_guesses_does_not_reset_the_count(curator, settings):
+    settings.AXES_FAILURE_LIMIT = 3
+    User.objects.create_user("mallory", password="mallory-pass-123")
+    client = Client()
+    guess = {"username": "curator", "password": "guess"}
+    own = {"username": "mallory", "password": "mallory-pass-123"}
+    for _ in range(2):
+        assert client.post("/admin/login/", guess).status_code == 200
+        client.post("/api-auth/login/", own)  # a success of the attacker's own account
+    response = client.post("/admin/login/", guess)
+    assert response.status_code == 429
+
+
+def test_removing_a_description_needs_change_of_the_link_not_delete(fruit_factory, pdf_bytes):
+    from publications.services import publication_fruit_set_description, publication_link_fruit
+
+    fruit = fruit_factory()
+    publication = PublicationFactory()
+    link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+    publication_fruit_set_description(link=link, data=pdf_bytes)
+    url = f"/api/v1/publications/{publication.pk}/fruits/{fruit.pk}/description"
+    editor = token_client(
+        user_with("change_publication", "change_publicationfruit", username="editor")
+    )
+    assert editor.delete(url).status_code == 204
+
+
+def test_an_unreachable_redis_is_a_json_503_not_a_500(tmp_path):
+    """With REDIS_URL pointing at nothing, throttled and locked-out routes answer 503 JSON."""
+    script = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "from django.test.utils import setup_test_environment; setup_test_environment()\n"
+        "c = Client(raise_request_exception=False)\n"
+        "r = c.post('/api/v1/auth/token', {'username': 'a', 'password': 'b'},"
+        " content_type='application/json')\n"
+        "print(r.status_code, r['Content-Type'], r.get('Retry-After'))\n"
+        "r = c.post('/admin/login/', {'username': 'a', 'password': 'b'})\n"
+        "print(r.status_code, r['Content-Type'], r.get('Retry-After'))\n"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "fruitcatalog.settings",
+        "DJANGO_DEBUG": "1",
+        "REDIS_URL": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.split("\n")
+    assert lines[0] == "503 application/json 5", result.stdout
+    assert lines[1] == "503 application/json 5", result.stdout

@@ -154,7 +154,8 @@ class BackfillThumbnailsView(APIView):
             "Works for at most `FRUITCATALOG_BACKFILL_SECONDS` (10 s by default, well under the "
             "server's request timeout), then answers with what it did and how many images still "
             "lack a thumbnail (`remaining`): call again until `remaining` is 0. "
-            "`manage.py backfill_thumbnails` runs to the end in one go."
+            "`manage.py backfill_thumbnails` runs to the end in one go. Needs a staff user "
+            "holding `change_` on both image models, as the admin's action does."
         ),
         request=None,
         responses={200: BackfillReportSerializer},

@@ -7,14 +7,11 @@ from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from catalog.models import Fruit
-from fruitcatalog.blobs.parsers import (
-    IMAGE_UPLOAD_PARSERS,
-    PDF_UPLOAD_PARSERS,
-    LimitedMultiPartParser,
-)
+from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
@@ -307,7 +304,7 @@ class PublicationFruitImageViewSet(PublicationChildMixin, ThumbnailedImageViewSe
     filterset_class = PublicationFruitImageFilter
     filter_backends = [DjangoFilterBackend]
     # Multipart only: the upload needs the `fruit` field next to the file.
-    parser_classes = [LimitedMultiPartParser]
+    parser_classes = [MultiPartParser]
     image_url_kwarg = "imgId"
 
     def get_queryset(self):

@@ -1,51 +1,19 @@
-"""Parsers of upload bodies: multipart or raw bytes, within the upload limit."""
+"""Parsers of upload bodies: multipart, or the raw bytes of the route's media type.
 
-from django.conf import settings
+The body's size is not theirs to check: `fruitcatalog.bodies.RequestGuardMiddleware` caps every
+route's body (the upload limit on upload routes) before any parser reads it.
+"""
+
 from rest_framework import parsers
-from rest_framework.exceptions import ParseError
-
-from fruitcatalog.exceptions import UploadTooLarge
-
-
-def upload_limit() -> int:
-    """The upload body limit in bytes."""
-    return settings.FRUITCATALOG_MAX_UPLOAD_BYTES
-
-
-def check_declared_length(request) -> None:
-    """Reject a body whose `Content-Length` already exceeds the limit, before reading any of it."""
-    limit = upload_limit()
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        raise ParseError("Invalid Content-Length header.") from None
-    if declared > limit:
-        raise UploadTooLarge(limit)
-
-
-class LimitedMultiPartParser(parsers.MultiPartParser):
-    """Multipart parser that enforces the upload limit on the whole body, overhead included."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        check_declared_length(parser_context["request"])
-        return super().parse(stream, media_type, parser_context)
 
 
 class RawBytesParser(parsers.BaseParser):
-    """A raw body of the route's media type, read as bytes up to the upload limit."""
+    """A raw body of the route's media type, read as bytes."""
 
     media_type = "application/octet-stream"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        check_declared_length(parser_context["request"])
-        if stream is None:
-            return b""
-        limit = upload_limit()
-        # Read one byte past the limit: a body without a trustworthy length is caught here too.
-        data = stream.read(limit + 1)
-        if len(data) > limit:
-            raise UploadTooLarge(limit)
-        return data
+        return b"" if stream is None else stream.read()
 
 
 class RawImageParser(RawBytesParser):
@@ -60,5 +28,5 @@ class RawPDFParser(RawBytesParser):
     media_type = "application/pdf"
 
 
-IMAGE_UPLOAD_PARSERS = [LimitedMultiPartParser, RawImageParser, RawBytesParser]
-PDF_UPLOAD_PARSERS = [LimitedMultiPartParser, RawPDFParser, RawBytesParser]
+IMAGE_UPLOAD_PARSERS = [parsers.MultiPartParser, RawImageParser, RawBytesParser]
+PDF_UPLOAD_PARSERS = [parsers.MultiPartParser, RawPDFParser, RawBytesParser]

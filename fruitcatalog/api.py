@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from catalog.views import FruitImageViewSet, FruitViewSet
 from fruitcatalog.auth import TokenView
-from fruitcatalog.blobs.reads import reads_then
+from fruitcatalog.blobs.reads import byte_path
 from fruitcatalog.blobs.views import BackfillThumbnailsView
 from fruitcatalog.health import HealthView
 from fruitcatalog.ids import ID_PATTERN
@@ -33,13 +33,13 @@ def route(pattern: str, view, name: str):
 ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
-# Byte paths: GET and HEAD go straight to the lean read (fruitcatalog.blobs.reads), the other
-# methods (and the schema) to the DRF view.
-fruit_image = reads_then(
+# Byte paths: GET and HEAD are answered by their read (fruitcatalog.blobs.reads) ahead of the
+# middleware stack; the other methods (and the schema) by the DRF view.
+fruit_image = byte_path(
     FruitImageViewSet.image_read,
     FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
 )
-fruit_image_thumbnail = reads_then(
+fruit_image_thumbnail = byte_path(
     FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
 )
 PublicationFruitImageViewSet = publication_views.PublicationFruitImageViewSet
@@ -57,7 +57,7 @@ urlpatterns = [
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
         rf"publications/(?P<id>{ID})/cover",
-        reads_then(
+        byte_path(
             publication_views.PublicationCoverViewSet.cover_read,
             publication_views.PublicationCoverViewSet.as_view(
                 {"get": "retrieve", "put": "update", "delete": "destroy"}
@@ -77,7 +77,7 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
-        reads_then(
+        byte_path(
             publication_views.PublicationFruitDescriptionViewSet.description_read,
             publication_views.PublicationFruitDescriptionViewSet.as_view(
                 {"get": "retrieve", "put": "update", "delete": "destroy"}
@@ -92,7 +92,7 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
-        reads_then(
+        byte_path(
             PublicationFruitImageViewSet.image_read,
             PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
         ),
@@ -100,7 +100,7 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
-        reads_then(
+        byte_path(
             PublicationFruitImageViewSet.thumbnail_read,
             PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
         ),

@@ -8,7 +8,7 @@ answers 200, 304 or HEAD as every byte endpoint does. A body comes from `BYTES_C
 recently served bytes of this process keyed by their SHA-256 — the metadata query has just named
 the current hash, so a cached copy is never stale — or else from a second query that reads the
 byte column in PostgreSQL's binary format. Writes and `OPTIONS` on the same path go to the DRF
-view (`reads_then`).
+view (`byte_path`).
 
 `ByteReadMiddleware` answers these reads before the rest of the middleware stack (sessions,
 CSRF, authentication, messages: none of which a public byte read uses), as WhiteNoise does for
@@ -25,20 +25,15 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.db.models import QuerySet
 from django.db.models.functions import Length
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
 from fruitcatalog.blobs.responses import Blob, blob_response
-from fruitcatalog.exceptions import database_error_response, is_lost_race
+from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
 
 READ_METHODS = frozenset({"GET", "HEAD"})
-
-
-def not_found() -> JsonResponse:
-    """The API's 404 body."""
-    return JsonResponse({"detail": "Not found."}, status=404)
 
 
 # Stand-ins for the path's ids while a read's SQL is compiled (far above any real id).
@@ -125,13 +120,13 @@ class ByteRead:
             statement = self._statement(spec, kwargs, request.method == "HEAD")
             row = statement.fetch(kwargs)
             if row is None:
-                return not_found()
+                return json_not_found(request)
             if row["sha256"]:
                 try:
                     return blob_response(request, self._blob(statement.model, spec, row, kwargs))
-                except Replaced:
-                    return not_found()  # deleted or replaced since its metadata was read
-        return not_found()
+                except Replaced:  # deleted or replaced since its metadata was read
+                    return json_not_found(request)
+        return json_not_found(request)
 
     def _statement(self, spec, kwargs, with_size: bool) -> _Statement:
         key = (spec.name, with_size, tuple(sorted(kwargs)))
@@ -262,25 +257,18 @@ def _ask_for_binary_results(cursor) -> None:
             raw.format = pq.Format.BINARY
 
 
-def reads_then(read: Callable, write: Callable) -> Callable:
-    """One view for a byte path: `GET`/`HEAD` answered by `read`, every other method by `write`.
+def byte_path(read: "ByteRead", view: Callable) -> Callable:
+    """Mark the DRF view of a byte path with its read, which `ByteReadMiddleware` answers.
 
-    `write` is the DRF view of the path (with its `get` too), whose attributes are kept, so
-    the OpenAPI schema and CSRF exemption see the DRF view.
+    The view keeps serving the path's other methods and the OpenAPI schema; its own `get`
+    calls the same read, for a stack without the middleware.
     """
-
-    @functools.wraps(write)
-    def view(request, *args, **kwargs):
-        if request.method in READ_METHODS:
-            return read(request, **kwargs)
-        return write(request, *args, **kwargs)
-
     view.byte_read = read
     return view
 
 
 class ByteReadMiddleware:
-    """GET and HEAD of a byte path (a view made by `reads_then`), answered here and now.
+    """GET and HEAD of a byte path (a view marked by `byte_path`), answered here and now.
 
     Place it after the security headers and WhiteNoise, before CORS, sessions and
     authentication; it checks the host and adds `X-Frame-Options` as the skipped middleware

@@ -109,7 +109,7 @@ FRUITCATALOG_BYTE_URLCONF = "fruitcatalog.byte_urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "fruitcatalog" / "templates"],
+        "DIRS": [],  # each app's templates/ (the project package is an app too)
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

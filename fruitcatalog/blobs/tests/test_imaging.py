@@ -642,6 +642,21 @@ def png_declaring(width, height):
 
 
 @pytest.fixture
+def decode_scales(monkeypatch) -> list[int]:
+    """The DCT scales JPEGs are decoded at during the test, in order."""
+    decode_jpeg = imaging._decode_jpeg
+    used = []
+
+    def recording(data, image, scale):
+        decoded, applied = decode_jpeg(data, image, scale)
+        used.append(applied)
+        return decoded, applied
+
+    monkeypatch.setattr(imaging, "_decode_jpeg", recording)
+    return used
+
+
+@pytest.fixture
 def decoding_forbidden(monkeypatch):
     def refuse(self):
         raise AssertionError("pixels were decoded")
@@ -809,21 +824,12 @@ def test_thumbnail_matches_the_naive_full_resolution_pipeline(size, object_box, 
     ids=["large-object", "small-object"],
 )
 def test_jpeg_is_decoded_at_reduced_scale_and_again_finer_only_for_a_small_crop(
-    monkeypatch, object_box, scales
+    decode_scales, object_box, scales
 ):
-    decode_jpeg = imaging._decode_jpeg
-    used = []
-
-    def recording(data, image, scale):
-        decoded, applied = decode_jpeg(data, image, scale)
-        used.append(applied)
-        return decoded, applied
-
-    monkeypatch.setattr(imaging, "_decode_jpeg", recording)
 
     make_thumbnail(encode(textured_photo((2400, 1800), object_box), "JPEG", quality=90))
 
-    assert used == scales
+    assert decode_scales == scales
 
 
 @pytest.mark.parametrize("cut", [1, 12, 20])
@@ -1074,23 +1080,14 @@ def test_progressive_jpeg_at_the_pixel_limit_is_accepted_in_4_2_0_and_refused_in
     refused(media.progressive_jpeg(8000, 6000, 10), rf"\(limit {LIMIT_MB} MB\)")
 
 
-def test_jpeg_is_never_decoded_finer_than_the_memory_budget_allows(monkeypatch):
-    decode_jpeg = imaging._decode_jpeg
-    used = []
-
-    def recording(data, image, scale):
-        decoded, applied = decode_jpeg(data, image, scale)
-        used.append(applied)
-        return decoded, applied
-
-    monkeypatch.setattr(imaging, "_decode_jpeg", recording)
+def test_jpeg_is_never_decoded_finer_than_the_memory_budget_allows(monkeypatch, decode_scales):
     # A full-scale RGB decode of 2400 x 1800 (17 MB) no longer fits; half scale (4 MB) does.
     monkeypatch.setattr(imaging, "MAX_DECODE_BYTES", 10_000_000)
     photo = encode(textured_photo((2400, 1800), (1003, 701, 1220, 905)), "JPEG", quality=90)
 
     thumbnail, box = render(photo)
 
-    assert used == [4, 2]
+    assert decode_scales == [4, 2]
     assert box == render(photo, max_side=100)[1]  # the box is still found to the pixel
     assert thumbnail.size == fit_within((box[2] - box[0], box[3] - box[1]), 300)
 

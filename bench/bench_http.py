@@ -31,22 +31,20 @@ with persistent connections and with a new connection per transaction (``-C``, w
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
-import http.client
-import io
 import os
 import re
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import support  # bench/support.py, beside this script
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -86,27 +84,6 @@ http {{
 """
 
 
-def photo_jpeg(width: int = 4000, height: int = 3000) -> bytes:
-    """A photo-like JPEG: colour gradients with noise at four scales and a little grain.
-
-    Detail at every scale keeps the sizes realistic: about 2.5 MB at 4000x3000, and about 22 KB
-    for the service's 300 px thumbnail of it.
-    """
-    from PIL import Image, ImageChops
-
-    size, bands = (width, height), []
-    ramps = [Image.linear_gradient("L"), Image.linear_gradient("L").rotate(90)]
-    for ramp in [*ramps, Image.radial_gradient("L")]:
-        band = ramp.resize(size).point(lambda v: 60 + v // 2)
-        for cells, sigma in [(6, 50), (24, 30), (120, 22), (400, 12)]:
-            layer = Image.effect_noise((cells, max(1, cells * height // width)), sigma)
-            band = ImageChops.add(band, layer.resize(size, Image.Resampling.BICUBIC), 1, -128)
-        bands.append(ImageChops.add(band, Image.effect_noise(size, 7), 1, -128))
-    out = io.BytesIO()
-    Image.merge("RGB", bands).save(out, "JPEG", quality=86)
-    return out.getvalue()
-
-
 def whitenoise_app(root: str):
     """gunicorn's entry for the WhiteNoise server: `root` at /, the service's app behind it."""
     from whitenoise import WhiteNoise
@@ -120,9 +97,8 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
     """The database loaded; its URL and settings, the image id, thumbnail, image, the list's SQL."""
     import bench_scale
 
-    bench_scale.DATABASE = DATABASE  # its helpers name their database by this constant
-    url = bench_scale.bench_database_url()
-    bench_scale.ensure_database(url, args.reload)
+    url = support.database_url(DATABASE)
+    support.ensure_database(url, reload=args.reload)
     os.environ["DATABASE_URL"] = url
     os.environ["DJANGO_SETTINGS_MODULE"] = "fruitcatalog.settings"
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
@@ -148,7 +124,7 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
     image = FruitImage.objects.filter(fruit_id=1, size__gt=1_000_000).first()
     if image is None:
         image = FruitImage(fruit_id=1)
-        image.set_data(photo_jpeg())
+        image.set_data(support.photo_jpeg())
         image.save()
     client = Client()
     client.get(LIST_PATH)  # warm-up: what runs once per process is not the page's
@@ -168,52 +144,13 @@ def run(command: list[str], **kwargs) -> str:
     return done.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start(procs: list, command: list[str], env: dict, log: Path) -> subprocess.Popen:
-    """Start a server in its own process group (so stopping it reaches its workers)."""
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True
-        )
-    procs.append(proc)
-    return proc
-
-
-def stop(procs: list) -> None:
-    """Stop every server started, workers included: TERM, then KILL whatever is left."""
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-    for proc in procs:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def fetch(port: int, path: str, headers: dict | None = None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("GET", path, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.headers, response.read()
-    finally:
-        conn.close()
-
-
 def wait_ready(proc: subprocess.Popen, port: int, path: str, log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             sys.exit(f"{proc.args[0]} exited; its log:\n{log.read_text()[-3000:]}")
         try:
-            if fetch(port, path)[0] == 200:
+            if support.get(port, path)[0] == 200:
                 return
         except OSError:
             pass
@@ -262,18 +199,20 @@ def pgbench(args, url: str, options: str, script: Path, reconnect: bool, seconds
 
 def serve(procs: list, args, tmp: Path, nginx: str) -> dict[str, int]:
     """Start the three servers on free loopback ports; return their ports once they answer."""
-    ports = {server: free_port() for server in SERVERS}
+    ports = {server: support.free_port() for server in SERVERS}
     env = {**os.environ, "DJANGO_DEBUG": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost"}
     gunicorn = [sys.executable, "-m", "gunicorn", *shlex.split(args.gunicorn_args)]
     whitenoise = [f"bench_http:whitenoise_app({str(tmp / 'static')!r})", "--pythonpath", str(BENCH)]
     for server, app in (("service", ["fruitcatalog.wsgi"]), ("WhiteNoise", whitenoise)):
         log = tmp / f"{server}.log"
         command = [*gunicorn, *app, "--bind", f"127.0.0.1:{ports[server]}"]
-        wait_ready(start(procs, command, env, log), ports[server], LIST_PATH, log)
+        wait_ready(support.start(procs, command, env, log), ports[server], LIST_PATH, log)
     (tmp / "nginx.conf").write_text(NGINX_CONF.format(tmp=tmp, port=ports["nginx"]))
     log = tmp / "nginx-error.log"
     command = [nginx, "-p", str(tmp), "-e", str(log), "-c", str(tmp / "nginx.conf")]
-    wait_ready(start(procs, command, env, tmp / "nginx.log"), ports["nginx"], "/large.jpg", log)
+    wait_ready(
+        support.start(procs, command, env, tmp / "nginx.log"), ports["nginx"], "/large.jpg", log
+    )
     return ports
 
 
@@ -357,11 +296,11 @@ def main() -> None:
             requests = {}  # (case, server) -> (port, path, headers)
             for server, (thumbnail_path, large_path) in paths.items():
                 port = ports[server]
-                status, headers, body = fetch(port, thumbnail_path)
+                status, headers, body = support.get(port, thumbnail_path)
                 assert (status, body) == (200, thumbnail), (server, status, len(body))
-                assert fetch(port, large_path)[2] == large, server
+                assert support.get(port, large_path)[2] == large, server
                 match = {"If-None-Match": headers["ETag"]}
-                assert fetch(port, thumbnail_path, match)[0] == 304, server
+                assert support.get(port, thumbnail_path, match)[0] == 304, server
                 requests[CASES[0], server] = (port, thumbnail_path, {})
                 requests[CASES[1], server] = (port, thumbnail_path, match)
                 requests[CASES[2], server] = (port, large_path, {})
@@ -385,7 +324,7 @@ def main() -> None:
                 for key, measure in measures.items():
                     results[key].append(measure(args.seconds))
         finally:
-            stop(procs)
+            support.stop(*procs)
     report(results, len(list_sql))
 
 

@@ -16,10 +16,11 @@ import io
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+import support  # bench/support.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -90,29 +91,6 @@ TYPES = (
     + ["cherry"] * 10
     + ["quince", "apricot", "peach", "grape", "berry", "citrus", "nut", "other"] * 2
 )
-
-
-def bench_database_url() -> str:
-    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
-    if not base.startswith("postgres"):
-        sys.exit("bench_scale needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
-    return base.rsplit("/", 1)[0] + "/" + DATABASE
-
-
-def ensure_database(url: str, reload: bool) -> None:
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    if reload:
-        subprocess.run(
-            ["psql", admin, "-qc", f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"], check=True
-        )
-    exists = subprocess.run(
-        ["psql", admin, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],  # noqa: S608
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    if not exists:
-        subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {DATABASE}"], check=True)
 
 
 def load(fruits: int) -> None:
@@ -217,8 +195,8 @@ def main() -> None:
     parser.add_argument("--reload", action="store_true", help="drop and load the data again")
     args = parser.parse_args()
 
-    url = bench_database_url()
-    ensure_database(url, args.reload)
+    url = support.database_url(DATABASE)
+    support.ensure_database(url, reload=args.reload)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")

@@ -47,6 +47,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import support  # bench/support.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 PROBE_EVERY = 0.5  # seconds between two /health probes
@@ -60,33 +62,6 @@ ACCESS_FORMAT = (
 
 
 # --- Processes -----------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start(procs: list, command: list[str], env: dict, log: Path) -> subprocess.Popen:
-    """Start a server in its own process group, so that stopping it reaches its workers."""
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True
-        )
-    procs.append(proc)
-    return proc
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """TERM the process group, KILL what is left after 10 s."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 def dockerfile_command(port: int) -> list[str]:
@@ -119,23 +94,12 @@ def nginx_config(tmp: Path, listen: int, upstream: int) -> str:
     return text
 
 
-def get(port: int, path: str, headers: dict | None = None, timeout: float = 10):
-    """One GET on a new connection: status, headers, body."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("GET", path, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.headers, response.read()
-    finally:
-        conn.close()
-
-
 def wait_healthy(port: int, logs: list[Path], seconds: float = 90) -> float:
     """Wait until /health answers 200; the seconds waited."""
     begin = time.monotonic()
     while time.monotonic() - begin < seconds:
         with contextlib.suppress(OSError):
-            if get(port, "/health", timeout=2)[0] == 200:
+            if support.get(port, "/health", timeout=2)[0] == 200:
                 return time.monotonic() - begin
         time.sleep(0.2)
     tails = "\n".join(f"--- {log}\n{log.read_text()[-3000:]}" for log in logs if log.exists())
@@ -195,7 +159,7 @@ def probe(port: int) -> tuple[bool, float]:
     """GET /health: (200 within PROBE_TIMEOUT, seconds taken)."""
     began = time.monotonic()
     try:
-        status = get(port, "/health", timeout=PROBE_TIMEOUT)[0]
+        status = support.get(port, "/health", timeout=PROBE_TIMEOUT)[0]
     except OSError:
         return False, time.monotonic() - began
     took = time.monotonic() - began
@@ -265,7 +229,7 @@ def check_limits_and_headers(failures: list[str], port: int, app_log: Path) -> N
         f"6 MiB POST /api/v1/auth/token through nginx: {status} {answer.decode()[:90].strip()}",
     )
     host = f"localhost:{port}"
-    status, headers, answer = get(
+    status, headers, answer = support.get(
         port, "/api/v1/fruits?page_size=1", {"Host": host, "X-Forwarded-For": "203.0.113.9"}
     )
     check(
@@ -333,15 +297,15 @@ def main() -> int:
         }
         migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v0"]
         subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-        app_port, nginx_port = free_port(), free_port()
+        app_port, nginx_port = support.free_port(), support.free_port()
         app_log, nginx_log = tmp / "gunicorn.log", tmp / "error.log"
         (tmp / "nginx.conf").write_text(nginx_config(tmp, nginx_port, app_port))
         nginx_cmd = [nginx, "-p", str(tmp), "-e", str(nginx_log), "-c", str(tmp / "nginx.conf")]
         nginx_cmd += ["-g", f"daemon off; pid {tmp / 'nginx.pid'};"]
         gunicorn_cmd = dockerfile_command(app_port)
         try:
-            app = start(procs, gunicorn_cmd, env, app_log)
-            start(procs, nginx_cmd, env, tmp / "nginx.out")
+            app = support.start(procs, gunicorn_cmd, env, app_log)
+            support.start(procs, nginx_cmd, env, tmp / "nginx.out")
             wait_healthy(app_port, [app_log])
             wait_healthy(nginx_port, [nginx_log, tmp / "nginx.out"])
             print(f"## Slow clients on loopback ({os.cpu_count()} cores)\n")
@@ -354,8 +318,8 @@ def main() -> int:
             print(f"Attacking through nginx for {args.seconds:g} s ...", file=sys.stderr)
             proxied = attacked(nginx_port, args.connections, args.seconds)
 
-            stop(app)
-            status, headers, body = get(nginx_port, "/api/v1/fruits")
+            support.stop(app)
+            status, headers, body = support.get(nginx_port, "/api/v1/fruits")
             check(
                 failures,
                 status == 502 and json_detail(headers, body),
@@ -364,7 +328,7 @@ def main() -> int:
             )
         finally:
             for proc in reversed(procs):
-                stop(proc)
+                support.stop(proc)
 
     print(
         f"\n### /health during {args.connections} slowloris connections, {args.seconds:g} s "

@@ -12,52 +12,19 @@ checks, hashing, the INSERT of the bytes) costs no more than the thumbnail itsel
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+import support  # bench/support.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DATABASE = "fruitcatalog_upload"
 TARGET_RATIO = 2.0
-
-
-def photo_jpeg(width: int = 4000, height: int = 3000) -> bytes:
-    """A 12-megapixel photo-like JPEG of about 3 MB (a phone's): an object on a lit background,
-    with sensor noise."""
-    from PIL import Image, ImageDraw, ImageFilter
-
-    image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
-    draw = ImageDraw.Draw(image)
-    draw.ellipse((width // 4, height // 5, width * 3 // 4, height * 4 // 5), fill=(190, 40, 30))
-    image = image.filter(ImageFilter.GaussianBlur(3))
-    noise = Image.effect_noise((width, height), 40).convert("RGB")
-    image = Image.blend(image, noise, 0.14)
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=90)
-    return out.getvalue()
-
-
-def database_url() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    return base.rsplit("/", 1)[0] + f"/{DATABASE}"
-
-
-def ensure_database(url: str) -> None:
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    exists = subprocess.run(
-        ["psql", admin, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],  # noqa: S608
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    if not exists:
-        subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {DATABASE}"], check=True)
 
 
 def median_ms(action, runs: int) -> float:
@@ -75,8 +42,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
 
-    url = database_url()
-    ensure_database(url)
+    url = support.database_url(DATABASE)
+    support.ensure_database(url)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
     # Production settings: with debug on, Django keeps every query's SQL with the parameters
@@ -103,7 +70,7 @@ def main() -> None:
     client = APIClient()
     client.force_authenticate(user)
     fruit, _ = Fruit.objects.get_or_create(name="Bench upload", defaults={"type": "apple"})
-    data = photo_jpeg()
+    data = support.photo_jpeg(quality=88)  # 12 MP, about 3 MB: a phone's photo
     path = f"/api/v1/fruits/{fruit.pk}/images"
 
     def upload():

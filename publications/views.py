@@ -21,10 +21,13 @@ from fruitcatalog.blobs.schema import (
     image_viewset_schema,
 )
 from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
-from fruitcatalog.blobs.views import BytesNegotiationMixin, ThumbnailedImageViewSet
+from fruitcatalog.blobs.views import (
+    BytesNegotiationMixin,
+    ThumbnailedImageViewSet,
+    UploadsMixin,
+)
 from fruitcatalog.ids import ID_PATTERN
 from fruitcatalog.permissions import ParentChangePermission
-from fruitcatalog.throttling import UploadThrottle
 from fruitcatalog.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
@@ -93,14 +96,12 @@ class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
 
 @extend_schema(parameters=[PUBLICATION_ID])
 class PublicationCoverViewSet(
-    PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
+    UploadsMixin, PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
 ):
     """The cover image of a publication, as bytes."""
 
     serializer_class = PublicationSerializer
     parser_classes = IMAGE_UPLOAD_PARSERS
-    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
-    throttle_classes = [UploadThrottle]
     byte_actions = frozenset({"retrieve"})
 
     def get_object(self):
@@ -204,7 +205,7 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
 
 @extend_schema(parameters=[PUBLICATION_ID, FRUIT_ID])
 class PublicationFruitDescriptionViewSet(
-    PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
+    UploadsMixin, PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
 ):
     """A publication's description of one linked fruit, as a PDF."""
 
@@ -212,8 +213,6 @@ class PublicationFruitDescriptionViewSet(
     child_actions = {"DELETE": "change"}  # removing the PDF keeps the link
     serializer_class = PublicationFruitSerializer
     parser_classes = PDF_UPLOAD_PARSERS
-    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
-    throttle_classes = [UploadThrottle]
     byte_actions = frozenset({"retrieve"})
 
     description_read = ByteRead(

@@ -29,6 +29,13 @@ class BytesNegotiationMixin:
         return super().perform_content_negotiation(request, force=force)
 
 
+class UploadsMixin:
+    """A view that takes uploads: the upload limit as its body cap, the optional upload rate."""
+
+    accepts_uploads = True  # read by fruitcatalog.bodies.RequestGuardMiddleware
+    throttle_classes = [UploadThrottle]
+
+
 class UploadFormMixin:
     """The browsable API offers the upload as its POST form; responses keep `serializer_class`."""
 
@@ -56,6 +63,7 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
 
 
 class ThumbnailedImageViewSet(
+    UploadsMixin,
     UploadFormMixin,
     BytesNegotiationMixin,
     mixins.ListModelMixin,
@@ -66,15 +74,13 @@ class ThumbnailedImageViewSet(
 
     Reads are public; writes need `change_` on `parent_model`. A subclass names its queryset,
     serializers, `parent_model`, the image id's URL keyword and the byte reads of the image and
-    its thumbnail (`fruitcatalog.blobs.reads`, which the URLs also route GET and HEAD to
-    directly), and says how to find the parent (`get_parent`) and how an upload becomes an
-    unsaved image (`build_upload`).
+    its thumbnail (`fruitcatalog.blobs.reads`: `ByteReadMiddleware` answers GET and HEAD with
+    them), and says how to find the parent (`get_parent`) and how an upload becomes an unsaved
+    image (`build_upload`).
     """
 
     permission_classes = [ParentChangePermission]
     parser_classes = IMAGE_UPLOAD_PARSERS
-    accepts_uploads = True  # the body cap is the upload limit (fruitcatalog.bodies)
-    throttle_classes = [UploadThrottle]
     pagination_class = None
     filter_backends = []
     byte_actions = frozenset({"retrieve", "thumbnail"})

@@ -231,9 +231,6 @@ SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
 if env_bool("DJANGO_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
-# How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): throttling and
-# lockouts count the client address that many hops from the right; 0 trusts only REMOTE_ADDR.
-NUM_PROXIES = env_int("DJANGO_NUM_PROXIES", 0)
 
 # Shared counters (throttles, login lockouts): Redis when REDIS_URL is set, so that every app
 # server sees the same counts; otherwise this process's memory.
@@ -293,7 +290,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "fruitcatalog.pagination.PageNumberPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "fruitcatalog.exceptions.exception_handler",
-    "NUM_PROXIES": NUM_PROXIES,
+    # How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): the
+    # throttles and the login lockout (fruitcatalog.throttling.client_address) count the client
+    # address that many hops from the right; 0 trusts only REMOTE_ADDR.
+    "NUM_PROXIES": env_int("DJANGO_NUM_PROXIES", 0),
     # Throttles named by scope (fruitcatalog/throttling.py); `None` switches one off.
     "DEFAULT_THROTTLE_RATES": {
         "token_address": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", "20/minute"),

@@ -404,7 +404,7 @@ def test_check_deploy_is_clean_with_the_documented_production_settings():
 def test_behind_a_proxy_the_lockout_counts_the_forwarded_client(curator, settings, rates):
     """Behind nginx every request comes from nginx: counting it would lock everyone out."""
     rates(token_address=None, token_username=None)
-    settings.NUM_PROXIES = 1
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     settings.AXES_FAILURE_LIMIT = 2
     attacker = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="203.0.113.7")
     for _ in range(2):

@@ -28,7 +28,7 @@ class StoredBytes:
     The prefix names the columns: `cover_data`, `cover_size`, `cover_sha256` and
     `cover_content_type` (no prefix: `data`, `size`, ...). `content_type` fixes the type of every
     value instead of a detected-type column (PDFs are PDFs); `sized=False` means there is no size
-    column and the size comes from a `<prefix>_size` annotation when a query adds one.
+    column (a HEAD measures the stored value with `LENGTH()`, see `fruitcatalog.blobs.reads`).
     On an instance, the attribute is a `StoredBytesValue`.
     """
 
@@ -89,17 +89,6 @@ class StoredBytesValue:
     @property
     def sha256(self) -> str:
         return getattr(self.instance, self.spec.column("sha256"))
-
-    @property
-    def size(self) -> int:
-        """The size in bytes; from an annotation, or 0, when the group has no size column."""
-        return getattr(self.instance, self.spec.column("size"), 0) or 0
-
-    @property
-    def content_type(self) -> str:
-        if self.spec.fixed_content_type is not None:
-            return self.spec.fixed_content_type
-        return getattr(self.instance, self.spec.column("content_type"))
 
     def set(self, data: bytes | None, *, content_type: str | None = None) -> None:
         """Take new bytes (already validated) with their metadata; empty or `None` removes them.

@@ -1,17 +1,24 @@
-"""Root URLs: admin, health, the API under /api/v1, its schema and documentation."""
+"""Root URLs: the public site, admin, health, the API under /api/v1, its schema and docs."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from catalog.pages import catalog_grid
 from fruitcatalog.exceptions import json_not_found
 from fruitcatalog.health import RootHealthView
+from fruitcatalog.pages import unknown_path
 from fruitcatalog.schema import SchemaView
+from publications.pages import fruit_page, publication_list, publication_page
+
+handler404 = "fruitcatalog.pages.not_found"
 
 urlpatterns = [
-    # A newcomer opening the bare address lands on the API documentation.
-    path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False)),
+    # The public site: the card grid, a fruit's page, the publications.
+    path("", catalog_grid, name="catalog-grid"),
+    path("fruits/<int:pk>/", fruit_page, name="fruit-page"),
+    path("publications/", publication_list, name="publication-list-page"),
+    path("publications/<int:pk>/", publication_page, name="publication-page"),
     path("admin/", admin.site.urls),
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
     re_path(r"^api/v1/schema/?$", SchemaView.as_view(), name="schema"),
@@ -27,4 +34,6 @@ urlpatterns = [
     # Log in / log out links of the browsable API (session auth for curators).
     path("api-auth/", include("rest_framework.urls")),
     re_path(r"^api(/[\s\S]*)?$", json_not_found),  # [\s\S]: paths with newlines too
+    # Last: any other path is the site's 404 page, with DEBUG on too (`make run`).
+    re_path(r"^[\s\S]*$", unknown_path),
 ]

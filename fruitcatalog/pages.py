@@ -1,0 +1,110 @@
+"""What every public page shares: numbered paging that keeps the query, the 404 page.
+
+The pages themselves live with their data: the card grid in `catalog.pages`, the fruit and
+publication pages in `publications.pages` (a fruit's page lists the publications describing it,
+and the catalog never imports publications).
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.paginator import EmptyPage, PageNotAnInteger
+from django.http import HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.urls import Resolver404, resolve
+
+from fruitcatalog.pagination import PageNumberPagination, ScalablePaginator
+
+PAGE_SIZE = PageNumberPagination.page_size  # a grid page and an API page hold the same fruits
+PAGE_WINDOW = 2  # page links shown on each side of the current one
+
+
+@dataclass(frozen=True)
+class PageLink:
+    """One entry of the numbered paging: a page number with its URL, or a gap (`number` None)."""
+
+    number: int | None
+    url: str = ""
+    is_current: bool = False
+
+
+def url_with(request, **changes) -> str:
+    """The current query string with some parameters replaced (`None` removes one)."""
+    query = request.GET.copy()
+    for name, value in changes.items():
+        if value is None:
+            query.pop(name, None)
+        elif isinstance(value, list):
+            query.setlist(name, value)
+        else:
+            query[name] = str(value)
+    encoded = query.urlencode()
+    return f"?{encoded}" if encoded else request.path
+
+
+def paginate(request, queryset):
+    """The requested page of `queryset` (ids first, bounded count), or None when out of range."""
+    paginator = ScalablePaginator(queryset, PAGE_SIZE)
+    try:
+        return paginator.page(request.GET.get("page") or 1)
+    except (EmptyPage, PageNotAnInteger):
+        return None
+
+
+def page_links(request, page) -> list[PageLink]:
+    """First, last, and a window around the current page, with gaps; the filters kept.
+
+    Above `EXACT_COUNT_LIMIT` matches the count is an estimate, so the last page is not offered
+    (paging on by "next" stays exact).
+    """
+    paginator = page.paginator
+    current = page.number
+    if paginator.count_is_estimate:
+        last = current + 1 if page.has_next() else current
+    else:
+        last = paginator.num_pages
+    numbers = {1, last, *range(max(1, current - PAGE_WINDOW), min(last, current + PAGE_WINDOW) + 1)}
+    links: list[PageLink] = []
+    previous = 0
+    for number in sorted(numbers):
+        if number - previous > 1:
+            links.append(PageLink(None))
+        url = url_with(request, page=None if number == 1 else number)
+        links.append(PageLink(number, url, number == current))
+        previous = number
+    return links
+
+
+def render_page(request, template: str, context: dict, status: int = 200):
+    """A public page: the template with what the shared layout needs."""
+    context.setdefault("api_docs_url", "/api/v1/docs")
+    return render(request, template, context, status=status)
+
+
+def not_found(request, exception=None, *, message: str = ""):
+    """The 404 page of the public site (the API answers JSON 404s itself)."""
+    return render_page(
+        request,
+        "fruitcatalog/site/404.html",
+        {"message": message or "There is no page at this address."},
+        status=404,
+    )
+
+
+def unknown_path(request, path: str = ""):
+    """Any path no other route matches: the styled 404, with or without DEBUG.
+
+    Being a route, it takes over `APPEND_SLASH`'s job, which only acts when nothing matches:
+    a path that exists with a trailing slash is redirected there.
+    """
+    if settings.APPEND_SLASH and not request.path_info.endswith("/"):
+        try:
+            match = resolve(f"{request.path_info}/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not unknown_path:
+            target = f"{request.path}/"
+            if request.META.get("QUERY_STRING"):
+                target = f"{target}?{request.META['QUERY_STRING']}"
+            return HttpResponsePermanentRedirect(target)
+    return not_found(request)

@@ -1,0 +1,61 @@
+"""The public site's shared parts: the 404 page, trailing slashes, the layout's links."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unknown_path_is_the_sites_html_404_page_with_debug_on_or_off(client, settings, debug):
+    settings.DEBUG = debug
+
+    response = client.get("/no/such/page")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    text = response.content.decode()
+    assert "<title>Page not found · Fruit Catalog</title>" in text
+    assert 'href="/api/v1/docs"' in text  # the footer links the API documentation
+
+
+def test_unknown_api_paths_stay_json_404s(client):
+    response = client.get("/api/v1/nothing")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found."}
+
+
+@pytest.mark.parametrize(
+    ("path", "target"),
+    [
+        ("/publications", "/publications/"),
+        ("/admin", "/admin/"),
+        ("/fruits/1?x=1", "/fruits/1/?x=1"),
+    ],
+)
+def test_a_path_missing_its_trailing_slash_is_redirected_to_it(client, path, target):
+    response = client.get(path)
+
+    assert response.status_code == 301
+    assert response["Location"] == target
+
+
+def test_every_page_links_the_catalog_the_publications_and_the_api_docs(client):
+    text = client.get("/publications/").content.decode()
+
+    assert 'href="/"' in text
+    assert 'href="/publications/" aria-current="page"' in text
+    assert 'href="/api/v1/docs"' in text
+    assert 'href="/admin/"' in text
+
+
+def test_pages_fetch_nothing_from_another_origin(client, fruit_factory, add_image):
+    add_image(fruit_factory())
+
+    for path in ["/", "/publications/", "/no-such-page"]:
+        text = client.get(path).content.decode()
+        assert (
+            "http://" not in text
+            and "https://" not in text
+            and "//" not in text.replace("://", "").replace("<!--", "")
+        ), path

@@ -1,0 +1,111 @@
+"""Public pages that show publications: a fruit's page (with what describes it), the publications.
+
+A fruit's page lives here rather than in `catalog.pages` because it lists the publications that
+describe the fruit, and the catalog never imports publications. Every page runs a fixed number
+of queries whatever the catalog holds, and none reads a byte column.
+"""
+
+from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
+
+from catalog.models import Fruit
+from fruitcatalog.ids import ID_MAX
+from fruitcatalog.pages import not_found, page_links, paginate, render_page, url_with
+from publications.filters import PublicationFilter
+from publications.models import Publication, PublicationFruit, PublicationFruitImage
+
+
+def fruit_page(request, pk: int):
+    """One fruit: its images, synonyms, and each publication describing it with PDF and images."""
+    fruit = _get_or_none(Fruit.objects.with_list_data().with_images().defer("search_text"), pk=pk)
+    if fruit is None:
+        return not_found(request, message="The catalog has no fruit with this number.")
+    links = (
+        PublicationFruit.objects.without_blobs()
+        .filter(fruit=fruit)
+        .select_related("publication")
+        .defer("publication__cover_data", "publication__search_text")
+        .prefetch_related(
+            Prefetch(
+                "images", queryset=PublicationFruitImage.objects.without_blobs().order_by("pk")
+            )
+        )
+        .order_by("publication__year", "publication__title", "pk")
+    )
+    return render_page(
+        request,
+        "publications/fruit_page.html",
+        {"fruit": fruit, "images": fruit.images.all(), "links": links, "section": "fruits"},
+    )
+
+
+def publication_list(request):
+    """Publications, newest first, with a search over title and authors."""
+    filterset = PublicationFilter(
+        request.GET,
+        queryset=Publication.objects.without_blobs()
+        .defer("search_text")
+        .annotate(
+            fruit_count=_count_of(PublicationFruit.objects.filter(publication=OuterRef("pk")))
+        )
+        .in_default_order(),
+    )
+    context = {"search": request.GET.get("search", "").strip(), "section": "publications"}
+    if not filterset.is_valid():
+        errors = [message for messages in filterset.errors.values() for message in messages]
+        return render_page(request, "publications/list.html", {**context, "errors": errors}, 400)
+    page = paginate(request, filterset.qs)
+    if page is None:
+        return render_page(
+            request,
+            "publications/list.html",
+            {**context, "errors": ["There is no such page."]},
+            404,
+        )
+    context.update(
+        page=page,
+        publications=page.object_list,
+        page_links=page_links(request, page),
+        previous_url=url_with(request, page=page.previous_page_number())
+        if page.has_previous()
+        else "",
+        next_url=url_with(request, page=page.next_page_number()) if page.has_next() else "",
+    )
+    return render_page(request, "publications/list.html", context)
+
+
+def publication_page(request, pk: int):
+    """One publication: cover, authors, year, description, and its fruits as cards."""
+    publication = _get_or_none(Publication.objects.without_blobs().defer("search_text"), pk=pk)
+    if publication is None:
+        return not_found(request, message="There is no publication with this number.")
+    links = {
+        link.fruit_id: link
+        for link in PublicationFruit.objects.without_blobs().filter(publication=publication)
+    }
+    fruits = list(
+        Fruit.objects.with_list_data()
+        .defer("search_text")
+        .filter(publication_links__publication=publication)
+        .in_catalog_order()
+    )
+    for fruit in fruits:
+        fruit.link = links.get(fruit.pk)
+    return render_page(
+        request,
+        "publications/publication_page.html",
+        {"publication": publication, "fruits": fruits, "section": "publications"},
+    )
+
+
+def _count_of(rows):
+    """A correlated count: computed for the page's rows only, with no GROUP BY over the table."""
+    counted = rows.order_by().values(rows.model._meta.get_field("publication").attname)
+    return Coalesce(Subquery(counted.annotate(n=Count("pk")).values("n")[:1]), 0)
+
+
+def _get_or_none(queryset, *, pk: int):
+    """The row with this id, or None (ids beyond what the database holds included)."""
+    if not 1 <= pk <= ID_MAX:
+        return None
+    return queryset.filter(pk=pk).first()

@@ -1,0 +1,189 @@
+"""The public pages of a fruit (with what describes it) and of the publications."""
+
+import html
+import re
+
+import pytest
+
+from fruitcatalog.blobs.tests.media import make_object_png
+
+pytestmark = pytest.mark.django_db
+
+
+def text_of(response) -> str:
+    return response.content.decode()
+
+
+def test_a_fruit_page_shows_its_images_synonyms_and_the_publications_describing_it(
+    client,
+    fruit_factory,
+    add_image,
+    publication_factory,
+    link_fruit,
+    add_publication_image,
+    pdf_bytes,
+):
+    fruit = fruit_factory(name="Cox Orange", synonyms=["Cox's Orange Pippin"])
+    image = add_image(fruit)
+    publication = publication_factory(
+        title="Deutschlands Obstsorten", authors="Müller", year=1905, cover_data=make_object_png()
+    )
+    link = link_fruit(publication, fruit, pdf=pdf_bytes)
+    plate = add_publication_image(link)
+
+    response = client.get(f"/fruits/{fruit.pk}/")
+
+    assert response.status_code == 200
+    text = text_of(response)
+    assert "<title>Cox Orange (No. 1) · Fruit Catalog</title>" in text
+    assert "<h1>Cox Orange</h1>" in text
+    assert "Cox&#x27;s Orange Pippin" in text
+    # The thumbnail opens the full image; both URLs carry the content's version.
+    assert f'href="{html.escape(image.get_data_url())}"' in text
+    assert f'src="{html.escape(image.get_thumbnail_url())}"' in text
+    assert "?v=" in image.get_data_url() and "?v=" in image.get_thumbnail_url()
+    assert 'alt="Photo 1 of Cox Orange"' in text
+    # The publication: its page, cover, the PDF of this fruit and its image of it.
+    assert f'href="/publications/{publication.pk}/"' in text
+    assert html.escape(publication.get_cover_url()) in text
+    assert f'href="{html.escape(link.get_description_url())}"' in text
+    assert html.escape(plate.get_thumbnail_url()) in text
+    assert "Müller, 1905" in text
+
+
+def test_a_fruit_page_without_images_or_publications_says_so(client, fruit_factory):
+    fruit = fruit_factory(name="Bare")
+
+    text = text_of(client.get(f"/fruits/{fruit.pk}/"))
+
+    assert "No photo of this fruit yet." in text
+    assert "No publication in the catalog describes this fruit yet." in text
+
+
+def test_images_carry_their_stored_dimensions_so_nothing_shifts_while_loading(
+    client, fruit_factory, add_image
+):
+    fruit = fruit_factory()
+    image = add_image(fruit, make_object_png(size=(300, 200), box=(10, 10, 99, 49)))
+
+    text = text_of(client.get(f"/fruits/{fruit.pk}/"))
+
+    tag = re.search(r'<img src="[^"]*thumbnail[^"]*"[^>]*>', text).group(0)
+    assert f'width="{image.thumbnail_width}"' in tag
+    assert f'height="{image.thumbnail_height}"' in tag
+    assert image.thumbnail_width and image.thumbnail_height
+
+
+@pytest.mark.parametrize("path", ["/fruits/999999/", "/fruits/99999999999999999999999/"])
+def test_an_unknown_fruit_is_the_sites_404_page(client, path):
+    response = client.get(path)
+
+    assert response.status_code == 404
+    assert "Page not found" in text_of(response)
+    assert "The catalog has no fruit with this number." in text_of(response)
+
+
+def test_a_fruit_page_runs_the_same_queries_however_much_is_linked_and_reads_no_bytes(
+    client,
+    fruit_factory,
+    add_image,
+    publication_factory,
+    link_fruit,
+    add_publication_image,
+    pdf_bytes,
+    reads_no_bytes,
+):
+    fruit = fruit_factory(synonyms=["A"])
+
+    def queries() -> int:
+        with reads_no_bytes() as captured:
+            assert client.get(f"/fruits/{fruit.pk}/").status_code == 200
+        return len(captured.captured_queries)
+
+    add_image(fruit)
+    add_publication_image(link_fruit(publication_factory(), fruit, pdf=pdf_bytes))
+    few = queries()
+    for _ in range(4):
+        add_image(fruit)
+        link = link_fruit(publication_factory(cover_data=make_object_png()), fruit, pdf=pdf_bytes)
+        add_publication_image(link)
+        add_publication_image(link)
+
+    assert queries() == few
+    assert few <= 6
+
+
+def test_the_publications_page_lists_covers_authors_years_and_fruit_counts(
+    client, fruit_factory, publication_factory, link_fruit
+):
+    old = publication_factory(title="Old pomology", authors="Diel", year=1799)
+    new = publication_factory(title="New pomology", year=2001, cover_data=make_object_png())
+    link_fruit(old, fruit_factory())
+    link_fruit(old, fruit_factory())
+
+    response = client.get("/publications/")
+
+    assert response.status_code == 200
+    text = text_of(response)
+    assert text.index("New pomology") < text.index("Old pomology")  # newest first
+    assert "Describes 2 fruits" in text and "Describes 0 fruits" in text
+    assert html.escape(new.get_cover_url()) in text
+    assert "Diel, 1799" in text
+    assert card_titles(client.get("/publications/", {"search": "OLD"})) == ["Old pomology"]
+
+
+def card_titles(response) -> list[str]:
+    return re.findall(r'<h2><a href="/publications/\d+/">([^<]*)</a></h2>', text_of(response))
+
+
+def test_a_publication_page_shows_its_fruits_as_cards_with_their_pdfs(
+    client, fruit_factory, add_image, publication_factory, link_fruit, pdf_bytes
+):
+    publication = publication_factory(
+        title="Pomona", authors="Lucas", year=1860, description="Plates.\n\nAnd text."
+    )
+    described = fruit_factory(name="Described")
+    add_image(described)
+    link = link_fruit(publication, described, pdf=pdf_bytes)
+    link_fruit(publication, fruit_factory(name="Without PDF"))
+    fruit_factory(name="Not in it")
+
+    response = client.get(f"/publications/{publication.pk}/")
+
+    text = text_of(response)
+    assert "<title>Pomona (1860) · Fruit Catalog</title>" in text
+    assert re.findall(r'class="card__name">([^<]*)<', text) == ["Described", "Without PDF"]
+    assert f'href="{html.escape(link.get_description_url())}"' in text
+    assert text.count("(PDF)") == 1
+    assert "<p>Plates.</p>" in text and "<p>And text.</p>" in text
+
+
+def test_publication_pages_run_fixed_queries_and_read_no_bytes(
+    client, fruit_factory, add_image, publication_factory, link_fruit, pdf_bytes, reads_no_bytes
+):
+    publication = publication_factory(cover_data=make_object_png())
+
+    def queries() -> tuple[int, int]:
+        counts = []
+        for path in ["/publications/", f"/publications/{publication.pk}/"]:
+            with reads_no_bytes() as captured:
+                assert client.get(path).status_code == 200
+            counts.append(len(captured.captured_queries))
+        return tuple(counts)
+
+    link_fruit(publication, fruit_factory(), pdf=pdf_bytes)
+    few = queries()
+    for _ in range(5):
+        fruit = fruit_factory(synonyms=["X"])
+        add_image(fruit)
+        link_fruit(publication, fruit, pdf=pdf_bytes)
+        publication_factory(cover_data=make_object_png())
+
+    assert queries() == few
+
+
+def test_an_unknown_publication_is_the_sites_404_page(client):
+    response = client.get("/publications/424242/")
+
+    assert response.status_code == 404
+    assert "There is no publication with this number." in text_of(response)

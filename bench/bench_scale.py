@@ -1,4 +1,4 @@
-"""Server time of the fruit lists, detail and admin changelist at a million fruits on PostgreSQL.
+"""Server time of the fruit lists, detail, public pages and admin at a million fruits (PostgreSQL).
 
 Run with ``python bench/bench_scale.py [--fruits 1000000]`` (``make bench-scale``). It creates the
 PostgreSQL database ``fruitcatalog_bench`` next to the one ``DATABASE_URL`` names (default: the
@@ -239,6 +239,16 @@ def main() -> None:
         ),
         ("type=pear, ordering=-name", client, "/api/v1/fruits?type=pear&ordering=-name"),
         ("detail", client, f"/api/v1/fruits/{middle}"),
+        ("site: the grid, page 1", client, "/"),
+        ("site: the grid, search (schoner)", client, "/?search=schoner"),
+        (
+            "site: the grid, 2 types by name, page 3",
+            client,
+            "/?type=apple&type=pear&ordering=name&page=3",
+        ),
+        ("site: the grid, page 2,000", client, "/?page=2000"),
+        ("site: a fruit's page", client, f"/fruits/{middle}/"),
+        ("site: the publications", client, "/publications/"),
         ("admin changelist", staff, "/admin/catalog/fruit/"),
         ("admin changelist, search", staff, "/admin/catalog/fruit/?q=boskoop"),
         ("admin changelist, a deep page", staff, f"/admin/catalog/fruit/?p={deep_admin_page}"),

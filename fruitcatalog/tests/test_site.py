@@ -59,3 +59,10 @@ def test_pages_fetch_nothing_from_another_origin(client, fruit_factory, add_imag
             and "https://" not in text
             and "//" not in text.replace("://", "").replace("<!--", "")
         ), path
+
+
+def test_pages_allow_scripts_styles_and_images_from_their_own_origin_only(client):
+    for path in ["/", "/publications/", "/no-such-page"]:
+        policy = client.get(path)["Content-Security-Policy"]
+        assert "default-src 'self'" in policy
+        assert "frame-ancestors 'none'" in policy

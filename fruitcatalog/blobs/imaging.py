@@ -200,10 +200,52 @@ def inspect_and_thumbnail(
     padding: int = THUMBNAIL_PADDING,
 ) -> tuple[ImageInfo, bytes]:
     """``inspect_image`` and ``make_thumbnail`` in one: the bytes are checked and opened once."""
+    info, thumbnail = inspect_and_thumbnail_sized(
+        data, max_pixels=max_pixels, max_side=max_side, padding=padding
+    )
+    return info, thumbnail.data
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """An encoded JPEG thumbnail and its size in pixels."""
+
+    data: bytes
+    width: int
+    height: int
+
+
+def inspect_and_thumbnail_sized(
+    data: bytes,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_side: int = THUMBNAIL_MAX_SIDE,
+    padding: int = THUMBNAIL_PADDING,
+) -> tuple[ImageInfo, Thumbnail]:
+    """``inspect_and_thumbnail`` with the thumbnail's width and height, known without a re-read."""
     image, _, info = _render(data, max_pixels=max_pixels, max_side=max_side, padding=padding)
     out = io.BytesIO()
     image.save(out, "JPEG", quality=THUMBNAIL_QUALITY, optimize=True)
-    return info, out.getvalue()
+    return info, Thumbnail(out.getvalue(), *image.size)
+
+
+def displayed_size(data: bytes) -> tuple[int, int]:
+    """Width and height of stored image bytes as displayed (after EXIF orientation).
+
+    Only the header is read, nothing is decoded: for bytes already accepted (a thumbnail, a
+    cover), whose width and height a page puts on its `<img>`. `ImageError` when unreadable.
+    """
+    with warnings.catch_warnings():
+        # Accepted bytes passed the pixel limit; a header read allocates no pixels anyway.
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        warnings.filterwarnings("ignore", category=UserWarning, module="PIL")
+        try:
+            image = Image.open(io.BytesIO(data), formats=list(ALLOWED_FORMATS))
+            width, height = image.size
+            orientation = _orientation(image)
+        except (UnidentifiedImageError, Image.DecompressionBombError, *_DECODER_ERRORS) as exc:
+            raise ImageError("The file is truncated or corrupt.") from exc
+    return (height, width) if orientation in _SWAPS_SIDES else (width, height)
 
 
 def content_box(image: Image.Image) -> tuple[int, int, int, int]:

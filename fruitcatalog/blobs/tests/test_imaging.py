@@ -1123,3 +1123,27 @@ def test_inspect_and_thumbnail_opens_the_bytes_once(monkeypatch):
     monkeypatch.setattr(Image, "open", open_image)
     assert info == inspect_image(data)
     assert thumbnail == make_thumbnail(data)
+
+
+def test_the_sized_thumbnail_knows_its_width_and_height_as_encoded():
+    info, thumbnail = imaging.inspect_and_thumbnail_sized(red_rectangle_png())
+
+    assert (thumbnail.width, thumbnail.height) == decode(thumbnail.data).size == (210, 210)
+    assert (info.width, info.height) == (1000, 800)
+    assert thumbnail.data == make_thumbnail(red_rectangle_png())
+
+
+@pytest.mark.parametrize("orientation", [1, 3, 6, 8])
+def test_displayed_size_reads_the_header_and_applies_the_orientation(monkeypatch, orientation):
+    data = encode(Image.new("RGB", (40, 20)), "JPEG", exif=_exif_bytes(orientation))
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: pytest.fail("decoded pixels"))
+
+    size = imaging.displayed_size(data)
+
+    assert size == ((20, 40) if orientation in (6, 8) else (40, 20))
+
+
+@pytest.mark.parametrize("data", [b"", b"not an image", b"\x89PNG\r\n"])
+def test_displayed_size_of_unreadable_bytes_is_an_image_error(data):
+    with pytest.raises(ImageError):
+        imaging.displayed_size(data)

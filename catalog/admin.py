@@ -1,8 +1,9 @@
 """Admin for curators: fruits with their synonyms and images, and the images with thumbnails.
 
-Lists stay fast on large tables: the fruit changelist takes its image column from the
-`first_image_id` annotation and its synonyms from one prefetch, images are listed without their
-byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints.
+Lists stay fast on large tables: the fruit changelist takes its image column from the card
+annotations of `with_list_data()` and its synonyms from one prefetch, images are listed without
+their byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints with
+the content's version, so a replaced image never shows its old thumbnail.
 """
 
 from django.contrib import admin
@@ -13,12 +14,13 @@ from django.utils.html import format_html
 from catalog.forms import (
     FruitAdminForm,
     FruitImageAdminForm,
+    FruitImageFormSet,
     FruitImageInlineForm,
     SynonymForm,
     SynonymFormSet,
 )
 from catalog.models import Fruit, FruitImage, FruitSynonym
-from catalog.services import fruit_delete, fruit_save
+from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
 from fruitcatalog.blobs.admin import (
     IMAGE_DETAIL_FIELDS,
@@ -48,14 +50,16 @@ class FruitSynonymInline(admin.TabularInline):
 
 
 class FruitImageInline(ThumbnailedImageInline):
-    """The fruit's images."""
+    """The fruit's images, one of which may be ticked as the card image."""
 
     model = FruitImage
     form = FruitImageInlineForm
+    formset = FruitImageFormSet
+    fields = ["preview_large", "card_image", *ThumbnailedImageInline.fields[1:]]
 
 
 class FruitChangeList(ChangeList):
-    """The fruit list with the API's list annotations (image count, first image, synonyms).
+    """The fruit list with the API's list annotations (image count, card image, synonyms).
 
     Only the changelist gets them: the change page loads one fruit and has its own inlines.
     """
@@ -95,13 +99,9 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
 
     @admin.display(description="Image")
     def thumbnail(self, fruit):
-        """The thumbnail of the fruit's first image, from the thumbnail endpoint."""
-        image_id = getattr(fruit, "first_image_id", None)
-        if image_id is None:
-            return no_thumbnail()
-        return thumbnail_img(
-            reverse("fruit-image-thumbnail", kwargs={"id": fruit.pk, "imageId": image_id})
-        )
+        """The thumbnail of the fruit's card image (chosen, else the oldest), versioned."""
+        card = fruit.card_thumbnail
+        return no_thumbnail() if card is None else thumbnail_img(card.url)
 
     @admin.display(description="Synonyms")
     def synonym_list(self, fruit):
@@ -122,8 +122,11 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         fruit_delete(fruit=obj)
 
     def save_related(self, request, form, formsets, change):
-        """Save the inlines, then refresh the search column from name, synonyms and number."""
+        """Save the inlines, store the ticked card image, refresh the search column."""
         super().save_related(request, form, formsets, change)
+        for formset in formsets:
+            if isinstance(formset, FruitImageFormSet):
+                fruit_set_card_image(fruit=form.instance, image_id=formset.chosen_card_image_id())
         form.instance.refresh_search_text()
 
 

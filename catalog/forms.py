@@ -109,8 +109,48 @@ class FruitImageAdminForm(ImageUploadForm):
 
 
 class FruitImageInlineForm(ImageUploadForm):
-    """A fruit image row of the fruit page (the fruit is the page's)."""
+    """A fruit image row of the fruit page (the fruit is the page's), with its card-image box.
+
+    The box is not the model field: the formset checks that one box at most is ticked, and the
+    admin stores the choice after the images are saved (`fruit_set_card_image`), so a new upload
+    can be chosen too, and moving the choice never meets the one-per-fruit constraint half-way.
+    """
+
+    card_image = forms.BooleanField(
+        label="Card image",
+        required=False,
+        help_text="The image on the fruit's card; with none ticked, the oldest image.",
+    )
 
     class Meta:
         model = FruitImage
         fields = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["card_image"].initial = self.instance.is_card_image
+
+
+class FruitImageFormSet(forms.BaseInlineFormSet):
+    """A fruit's images; at most one of them ticked as the card image."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        if len(self._ticked()) > 1:
+            raise ValidationError("Tick one card image at most.")
+
+    def chosen_card_image_id(self) -> int | None:
+        """The id of the ticked image once the formset is saved; None when none is ticked."""
+        ticked = self._ticked()
+        return ticked[0].instance.pk if ticked else None
+
+    def _ticked(self) -> list[forms.Form]:
+        # An image deleted on the same page is not chosen: the card falls back to the oldest.
+        return [
+            form
+            for form in self.forms
+            if getattr(form, "cleaned_data", {}).get("card_image")
+            and not self._should_delete_form(form)
+        ]

@@ -5,8 +5,16 @@ from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.functional import cached_property
 
-from fruitcatalog.blobs.models import ThumbnailedImage
+from fruitcatalog.blobs.models import (
+    ImageSource,
+    ThumbnailedImage,
+    ThumbnailedImageQuerySet,
+    thumbnail_endpoint_sha256,
+    thumbnail_endpoint_side,
+)
+from fruitcatalog.blobs.responses import versioned
 from fruitcatalog.search import name_key, search_document, search_query
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
@@ -33,18 +41,34 @@ class FruitQuerySet(models.QuerySet):
     """Query shapes for fruits."""
 
     def with_list_data(self):
-        """Annotate image count and first image id, prefetch synonyms: constant queries per page.
+        """What a card needs, prefetched synonyms besides: constant queries a page, no bytes.
 
-        Correlated subqueries rather than JOIN + GROUP BY, so the database computes them only
-        for the rows of the page, not for the whole table before sorting.
+        Annotates `image_count` and the card image (the one curators chose, else the oldest):
+        `card_image_id`, `card_thumbnail_sha256` (the hash of what its thumbnail endpoint
+        serves, the URL's version), `card_thumbnail_width` and `card_thumbnail_height`, which
+        `Fruit.card_thumbnail` turns into a versioned URL and a size. Correlated subqueries
+        rather than JOIN + GROUP BY, so the database computes them only for the rows of the
+        page; each card subquery is one probe of the card index (`catalog_fruitimage_card_idx`).
         """
         images = FruitImage.objects.filter(fruit=OuterRef("pk"))
+        card = images.in_card_order()
         return self.annotate(
             image_count=Coalesce(
                 Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
             ),
-            first_image_id=Subquery(images.order_by("pk").values("pk")[:1]),
+            card_image_id=Subquery(card.values("pk")[:1]),
+            card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
+            card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
+            card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
         ).prefetch_related(Prefetch("synonyms", queryset=FruitSynonym.objects.order_by("position")))
+
+    def with_card_choice(self):
+        """Annotate `chosen_card_image_id`: the image curators chose for the card, or None.
+
+        One probe of the partial unique index that allows one chosen image per fruit.
+        """
+        chosen = FruitImage.objects.filter(fruit=OuterRef("pk"), is_card_image=True)
+        return self.annotate(chosen_card_image_id=Subquery(chosen.order_by().values("pk")[:1]))
 
     def with_images(self):
         """Also prefetch the images' metadata (never their bytes), oldest first."""
@@ -107,7 +131,36 @@ class Fruit(models.Model):
         return f"{self.catalog_number} {self.name}"
 
     def get_absolute_url(self):
-        return reverse("fruit-detail", kwargs={"pk": self.pk})
+        """The fruit's public page (the admin's "View on site"); the API's is `fruit-detail`."""
+        return reverse("fruit-page", kwargs={"pk": self.pk})
+
+    @cached_property
+    def card_thumbnail(self) -> ImageSource | None:
+        """The card's picture: the card image's thumbnail (versioned path, size), or None.
+
+        Taken from the annotations of `with_list_data()`; a fruit loaded without them costs one
+        query (of metadata) here.
+        """
+        if hasattr(self, "card_image_id"):
+            image_id, sha256 = self.card_image_id, self.card_thumbnail_sha256
+            width, height = self.card_thumbnail_width, self.card_thumbnail_height
+        else:
+            card = (
+                FruitImage.objects.filter(fruit_id=self.pk)
+                .in_card_order()
+                .values_list(
+                    "pk",
+                    thumbnail_endpoint_sha256(),
+                    thumbnail_endpoint_side("width"),
+                    thumbnail_endpoint_side("height"),
+                )
+                .first()
+            )
+            image_id, sha256, width, height = card or (None, "", 0, 0)
+        if image_id is None:
+            return None
+        path = reverse("fruit-image-thumbnail", kwargs={"id": self.pk, "imageId": image_id})
+        return ImageSource(versioned(path, sha256), width, height)
 
     @property
     def synonym_names(self) -> list[str]:
@@ -149,16 +202,42 @@ class FruitSynonym(models.Model):
         super().save(*args, **kwargs)
 
 
+class FruitImageQuerySet(ThumbnailedImageQuerySet):
+    """Query shapes for fruit images."""
+
+    def in_card_order(self):
+        """The card image first (the one chosen, else the oldest), then the rest, oldest first."""
+        return self.order_by(F("is_card_image").desc(), "pk")
+
+
 class FruitImage(ThumbnailedImage):
-    """An image of a fruit."""
+    """An image of a fruit; curators may choose one as the fruit's card image."""
 
     fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="images")
+    # At most one per fruit (a partial unique constraint); none chosen: the oldest is the card's.
+    # Set through `catalog.services.fruit_set_card_image`.
+    is_card_image = models.BooleanField(default=False, editable=False)
+
+    objects = FruitImageQuerySet.as_manager()
 
     backfill_key = "fruit_images"
     parent_field = "fruit"
 
     class Meta:
         ordering = ["pk"]
+        indexes = [
+            # `in_card_order()` of one fruit's images: the card image is the first entry.
+            models.Index(
+                fields=["fruit", "-is_card_image", "id"], name="catalog_fruitimage_card_idx"
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["fruit"],
+                condition=Q(is_card_image=True),
+                name="fruitimage_one_card_image_per_fruit",
+            ),
+        ]
 
     def __str__(self):
         # Also read after a delete (the admin's history), when the id is gone.
@@ -169,6 +248,5 @@ class FruitImage(ThumbnailedImage):
     def get_absolute_url(self):
         return reverse("fruit-image-detail", kwargs={"id": self.fruit_id, "imageId": self.pk})
 
-    def get_thumbnail_url(self):
-        """Path of the thumbnail endpoint."""
+    def get_thumbnail_path(self):
         return reverse("fruit-image-thumbnail", kwargs={"id": self.fruit_id, "imageId": self.pk})

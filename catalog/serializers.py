@@ -1,14 +1,19 @@
 """JSON representations of fruits and their images."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage
 from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_synonyms
-from fruitcatalog.blobs.serializers import NULLABLE_URL, ThumbnailedImageSerializer, absolute_url
+from fruitcatalog.blobs.serializers import (
+    NULLABLE_URL,
+    VERSIONED,
+    ThumbnailedImageSerializer,
+    absolute_url,
+)
+from fruitcatalog.ids import ID_MAX
 
 
 class BoundedListField(serializers.ListField):
@@ -28,7 +33,10 @@ class ImageInfoSerializer(ThumbnailedImageSerializer):
 
 
 class FruitSerializer(serializers.ModelSerializer):
-    """A fruit as listed: identity, names, type, first thumbnail and image count."""
+    """A fruit as listed: identity, names, type, card thumbnail and image count.
+
+    Reads need `Fruit.objects.with_list_data().with_card_choice()`.
+    """
 
     catalog_number = serializers.IntegerField(
         min_value=1,
@@ -46,7 +54,24 @@ class FruitSerializer(serializers.ModelSerializer):
         required=False,
         help_text="Other names, order kept; writing the field replaces the whole list.",
     )
-    thumbnail_url = serializers.SerializerMethodField()
+    thumbnail_url = serializers.SerializerMethodField(
+        help_text=(
+            "The thumbnail of the fruit's card image (`card_image_id`, else its oldest image); "
+            f"null when it has no image. {VERSIONED}"
+        )
+    )
+    card_image_id = serializers.IntegerField(
+        source="chosen_card_image_id",
+        allow_null=True,
+        required=False,
+        min_value=1,
+        max_value=ID_MAX,
+        help_text=(
+            "The image curators chose for the fruit's card: one of this fruit's images (a 400 "
+            "otherwise), checked under the fruit's lock. Null when none is chosen: the card "
+            "shows the oldest image. Omitting it keeps the choice."
+        ),
+    )
     image_count = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -58,6 +83,7 @@ class FruitSerializer(serializers.ModelSerializer):
             "type",
             "synonyms",
             "thumbnail_url",
+            "card_image_id",
             "image_count",
             "created_at",
             "updated_at",
@@ -66,11 +92,8 @@ class FruitSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(NULLABLE_URL)
     def get_thumbnail_url(self, fruit) -> str | None:
-        image_id = getattr(fruit, "first_image_id", None)
-        if image_id is None:
-            return None
-        path = reverse("fruit-image-thumbnail", kwargs={"id": fruit.pk, "imageId": image_id})
-        return absolute_url(self, path)
+        thumbnail = fruit.card_thumbnail
+        return None if thumbnail is None else absolute_url(self, thumbnail.url)
 
     def validate_catalog_number(self, value):
         if value is None and self.instance is not None and self.instance.catalog_number is not None:

@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
-from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitSynonym
+from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage, FruitSynonym
 from fruitcatalog.locks import lock_row
 from fruitcatalog.search import name_key
 
@@ -16,6 +16,8 @@ CATALOG_NUMBER_LOCK = 0x46_52_55_49_54  # "FRUIT": any constant the application 
 # A create racing a fruit stored with an explicit number can still meet the unique constraint.
 CATALOG_NUMBER_ATTEMPTS = 3
 NUMBER_TAKEN = "fruit with this catalog number already exists."
+# What a write leaves alone when it does not name it (a fruit's card image).
+UNCHANGED = object()
 
 
 def lock_catalog_numbers() -> None:
@@ -42,13 +44,15 @@ def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
     )
 
 
-def fruit_save(*, fruit: Fruit, synonym_names: list[str] | None = None) -> Fruit:
+def fruit_save(
+    *, fruit: Fruit, synonym_names: list[str] | None = None, card_image_id=UNCHANGED
+) -> Fruit:
     """Store a new or changed fruit; an empty catalog number gets the next free one.
 
     Assignments are serialised (`lock_catalog_numbers`). A changed fruit is locked first and
     updated, never inserted again: a fruit deleted meanwhile raises `Fruit.DoesNotExist`.
     `synonym_names`, when given, replace the synonyms; the search column follows name, number
-    and synonyms.
+    and synonyms. `card_image_id`, when given, chooses the card image (`fruit_set_card_image`).
     """
     wants_number = fruit.catalog_number is None
     adding = fruit._state.adding
@@ -63,6 +67,8 @@ def fruit_save(*, fruit: Fruit, synonym_names: list[str] | None = None) -> Fruit
                 fruit.save(force_insert=adding, force_update=not adding)
                 if synonym_names is not None:
                     fruit_set_synonyms(fruit=fruit, names=synonym_names)
+                if card_image_id is not UNCHANGED:
+                    _set_card_image(fruit_id=fruit.pk, image_id=card_image_id)
                 fruit.refresh_search_text(synonym_names)
                 return fruit
         except IntegrityError:
@@ -74,16 +80,48 @@ def fruit_save(*, fruit: Fruit, synonym_names: list[str] | None = None) -> Fruit
     raise AssertionError("unreachable")
 
 
-def fruit_create(*, synonym_names: list[str] | None = None, **fields) -> Fruit:
-    """Create a fruit with its synonyms."""
-    return fruit_save(fruit=Fruit(**fields), synonym_names=synonym_names or [])
+def fruit_create(
+    *, synonym_names: list[str] | None = None, card_image_id=UNCHANGED, **fields
+) -> Fruit:
+    """Create a fruit with its synonyms (a new fruit has no image to choose: only None passes)."""
+    return fruit_save(
+        fruit=Fruit(**fields), synonym_names=synonym_names or [], card_image_id=card_image_id
+    )
 
 
-def fruit_update(*, fruit: Fruit, synonym_names: list[str] | None = None, **fields) -> Fruit:
-    """Update a fruit's fields and, when given, replace its synonyms."""
+def fruit_update(
+    *, fruit: Fruit, synonym_names: list[str] | None = None, card_image_id=UNCHANGED, **fields
+) -> Fruit:
+    """Update a fruit's fields and, when given, replace its synonyms and choose its card image."""
     for name, value in fields.items():
         setattr(fruit, name, value)
-    return fruit_save(fruit=fruit, synonym_names=synonym_names)
+    return fruit_save(fruit=fruit, synonym_names=synonym_names, card_image_id=card_image_id)
+
+
+def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:
+    """Make one of the fruit's images its card image, or none (`None`: the oldest is shown).
+
+    Call it in a transaction holding the fruit's lock. The previous choice is cleared first, so
+    the partial unique constraint (one card image per fruit) never sees two. An image that is
+    not the fruit's (or was deleted meanwhile) is a `ValidationError` on `card_image_id`.
+    """
+    images = FruitImage.objects.filter(fruit_id=fruit_id)
+    images.filter(is_card_image=True).exclude(pk=image_id).update(is_card_image=False)
+    if image_id is not None and not images.filter(pk=image_id).update(is_card_image=True):
+        raise ValidationError(
+            {"card_image_id": [f"Image {image_id} is not an image of this fruit."]}
+        )
+
+
+@transaction.atomic
+def fruit_set_card_image(*, fruit: Fruit, image_id: int | None) -> None:
+    """Choose the fruit's card image (`None`: the oldest), locking the fruit as its writes do.
+
+    Raises `Fruit.DoesNotExist` when the fruit is gone, `ValidationError` when the image is not
+    one of its images.
+    """
+    lock_row(Fruit, fruit.pk)
+    _set_card_image(fruit_id=fruit.pk, image_id=image_id)
 
 
 @transaction.atomic

@@ -39,7 +39,7 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
 class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
     """Fruits of the catalog."""
 
-    queryset = Fruit.objects.with_list_data().in_catalog_order()
+    queryset = Fruit.objects.with_list_data().with_card_choice().in_catalog_order()
     serializer_class = FruitSerializer
     filterset_class = FruitFilter
     lookup_value_regex = ID_PATTERN
@@ -57,9 +57,12 @@ class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
         fruit_delete(fruit=instance)
 
     def write(self, serializer):
+        data = dict(serializer.validated_data)
+        if "chosen_card_image_id" in data:
+            data["card_image_id"] = data.pop("chosen_card_image_id")
         if serializer.instance is None:
-            return fruit_create(**serializer.validated_data)
-        return fruit_update(fruit=serializer.instance, **serializer.validated_data)
+            return fruit_create(**data)
+        return fruit_update(fruit=serializer.instance, **data)
 
 
 @image_viewset_schema(

@@ -215,8 +215,8 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
 # Recently served image and PDF bytes kept in each worker's memory, by content hash (never stale).
 FRUITCATALOG_BYTES_CACHE_BYTES = env_int("FRUITCATALOG_BYTES_CACHE_BYTES", 64 * 1024 * 1024)
-# How long clients and proxies may cache image and PDF bytes (they are immutable per URL).
-FRUITCATALOG_BINARY_MAX_AGE = env_int("FRUITCATALOG_BINARY_MAX_AGE", 86400)
+# Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,
+# any other is revalidated (fruitcatalog/blobs/responses.py).
 
 # Security defaults; the cookie and HSTS switches matter only behind HTTPS, so they are opt-in.
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -15,6 +15,7 @@ from fruitcatalog.blobs.models import (
     ThumbnailedImage,
     ThumbnailedImageQuerySet,
 )
+from fruitcatalog.blobs.responses import versioned
 from fruitcatalog.search import search_document, search_query
 
 TITLE_MAX = 300
@@ -59,13 +60,16 @@ class Publication(StoredBytesModel):
     cover_content_type = models.CharField(max_length=100, blank=True, default="", editable=False)
     cover_size = models.PositiveBigIntegerField(default=0, editable=False)
     cover_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
+    # The cover's size as displayed, for `<img width height>`; 0 without a cover.
+    cover_width = models.PositiveIntegerField(default=0, editable=False)
+    cover_height = models.PositiveIntegerField(default=0, editable=False)
     # Folded title and authors in one column: search is one `LIKE` that ignores case and accents
     # the same way on SQLite and PostgreSQL (neither database folds accents by itself).
     search_text = models.TextField(blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    cover = StoredBytes("cover")
+    cover = StoredBytes("cover", measured=True)
 
     objects = PublicationQuerySet.as_manager()
 
@@ -92,16 +96,22 @@ class Publication(StoredBytesModel):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
-        return reverse("publication-detail", kwargs={"id": self.pk})
+        """The publication's public page (the admin's "View on site").
+
+        The API's own URL is `publication-detail`.
+        """
+        return reverse("publication-page", kwargs={"pk": self.pk})
 
     @property
     def has_cover(self) -> bool:
         """Whether a cover is stored (known without reading its bytes)."""
         return self.cover.exists
 
-    def get_cover_url(self):
-        """Path of the cover endpoint."""
-        return reverse("publication-cover", kwargs={"id": self.pk})
+    def get_cover_url(self) -> str | None:
+        """Path of the cover endpoint with the cover's version (`?v=`); None without a cover."""
+        if not self.has_cover:
+            return None
+        return versioned(reverse("publication-cover", kwargs={"id": self.pk}), self.cover_sha256)
 
 
 class PublicationFruitQuerySet(BlobQuerySet):
@@ -173,12 +183,15 @@ class PublicationFruit(StoredBytesModel):
         """Whether a PDF is stored (known without reading its bytes)."""
         return self.description.exists
 
-    def get_description_url(self):
-        """Path of the PDF endpoint."""
-        return reverse(
+    def get_description_url(self) -> str | None:
+        """Path of the PDF endpoint with the PDF's version (`?v=`); None without a PDF."""
+        if not self.has_description:
+            return None
+        path = reverse(
             "publication-fruit-description",
             kwargs={"id": self.publication_id, "fruitId": self.fruit_id},
         )
+        return versioned(path, self.description_sha256)
 
 
 class PublicationFruitImageQuerySet(ThumbnailedImageQuerySet):
@@ -232,8 +245,7 @@ class PublicationFruitImage(ThumbnailedImage):
             kwargs={"id": self.link.publication_id, "imgId": self.pk},
         )
 
-    def get_thumbnail_url(self):
-        """Path of the thumbnail endpoint."""
+    def get_thumbnail_path(self):
         return reverse(
             "publication-fruit-image-thumbnail",
             kwargs={"id": self.link.publication_id, "imgId": self.pk},

@@ -7,6 +7,7 @@ from catalog.models import Fruit
 from fruitcatalog.blobs.serializers import (
     IMAGE_INFO_FIELDS,
     NULLABLE_URL,
+    VERSIONED,
     ThumbnailedImageSerializer,
     absolute_url,
 )
@@ -35,7 +36,9 @@ class PublicationFruitSerializer(serializers.ModelSerializer):
 
     fruit = LinkedFruitSerializer(read_only=True)
     has_description = serializers.BooleanField(read_only=True)
-    description_url = serializers.SerializerMethodField()
+    description_url = serializers.SerializerMethodField(
+        help_text=f"The PDF describing the fruit, null without one. {VERSIONED}"
+    )
     image_count = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -45,9 +48,8 @@ class PublicationFruitSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(NULLABLE_URL)
     def get_description_url(self, link) -> str | None:
-        if not link.has_description:
-            return None
-        return absolute_url(self, link.get_description_url())
+        path = link.get_description_url()
+        return None if path is None else absolute_url(self, path)
 
 
 class PublicationSerializer(serializers.ModelSerializer):
@@ -65,7 +67,9 @@ class PublicationSerializer(serializers.ModelSerializer):
         help_text=f"Year of publication, {YEAR_MIN} to {YEAR_MAX}, or null when unknown.",
     )
     has_cover = serializers.BooleanField(read_only=True)
-    cover_url = serializers.SerializerMethodField()
+    cover_url = serializers.SerializerMethodField(
+        help_text=f"The cover image, null without one. {VERSIONED}"
+    )
     fruits = PublicationFruitSerializer(source="links", many=True, read_only=True)
 
     class Meta:
@@ -78,21 +82,28 @@ class PublicationSerializer(serializers.ModelSerializer):
             "description",
             "has_cover",
             "cover_url",
+            "cover_width",
+            "cover_height",
             "fruits",
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "created_at", "updated_at"]
+        read_only_fields = ["id", "cover_width", "cover_height", "created_at", "updated_at"]
         extra_kwargs = {
+            "cover_width": {
+                "help_text": "The cover's width in pixels as displayed; 0 without one."
+            },
+            "cover_height": {
+                "help_text": "The cover's height in pixels as displayed; 0 without one."
+            },
             "authors": {"help_text": 'Free text, e.g. "Müller, Bißmann, Lucas"; "" when unknown.'},
             "description": {"help_text": 'Free text; "" when empty.'},
         }
 
     @extend_schema_field(NULLABLE_URL)
     def get_cover_url(self, publication) -> str | None:
-        if not publication.has_cover:
-            return None
-        return absolute_url(self, publication.get_cover_url())
+        path = publication.get_cover_url()
+        return None if path is None else absolute_url(self, path)
 
 
 class PublicationFruitImageSerializer(ThumbnailedImageSerializer):

@@ -15,9 +15,9 @@ from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
-    BINARY_RESPONSE,
     IMAGE_UPLOAD_REQUEST,
     PDF_UPLOAD_REQUEST,
+    byte_read_schema,
     image_viewset_schema,
 )
 from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
@@ -113,7 +113,7 @@ class PublicationCoverViewSet(
         stem=lambda kwargs: f"publication-{kwargs['id']}-cover",
     )
 
-    @extend_schema(summary="Get the cover image", responses=BINARY_RESPONSE)
+    @byte_read_schema(summary="Get the cover image", description="404 when there is no cover.")
     def retrieve(self, request, *args, **kwargs):
         return self.cover_read(request, **kwargs)
 
@@ -234,10 +234,9 @@ class PublicationFruitDescriptionViewSet(
     def get_object(self):
         return self.get_link()
 
-    @extend_schema(
+    @byte_read_schema(
         summary="Get the PDF describing a fruit",
         description="404 when the fruit is not linked or has no PDF.",
-        responses=BINARY_RESPONSE,
     )
     def retrieve(self, request, *args, **kwargs):
         return self.description_read(request, **kwargs)

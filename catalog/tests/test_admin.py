@@ -35,11 +35,13 @@ def fruit_form_data(
     existing_synonyms=(),
     existing_images=(),
     uploads=(),
+    card_rows=(),
 ):
     """POST data of the fruit add/change page: the fruit's fields and both inline formsets.
 
     `existing_synonyms` are (synonym, new name, position, delete) rows of the stored synonyms;
-    `synonyms` are (name, position) rows to add; `existing_images` are (image, delete) rows.
+    `synonyms` are (name, position) rows to add; `existing_images` are (image, delete) rows;
+    `card_rows` are the image rows (stored images first, then uploads) ticked as card image.
     """
     data = {"name": name, "type": type, "catalog_number": catalog_number}
     rows = [
@@ -61,6 +63,8 @@ def fruit_form_data(
             data[f"images-{index}-DELETE"] = "on"
     for offset, upload in enumerate(uploads):
         data[f"images-{len(existing_images) + offset}-upload"] = upload
+    for row in card_rows:
+        data[f"images-{row}-card_image"] = "on"
     return data
 
 
@@ -98,7 +102,8 @@ def test_fruit_changelist_shows_thumbnail_number_name_type_and_synonyms(
 
     assert response.status_code == 200
     thumbnail = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
-    assert re.search(rf'<img src="{thumbnail}"[^>]*loading="lazy"', response.text)
+    versioned = re.escape(f"{thumbnail}?v={image.thumbnail_sha256[:16]}")
+    assert re.search(rf'<img src="{versioned}"[^>]*loading="lazy"', response.text)
     assert "base64" not in response.text
     assert "Boskoop, Belle de Boskoop" in response.text
     assert "Schöner aus Boskoop" in response.text
@@ -443,6 +448,144 @@ def test_delete_checkbox_removes_an_image(admin_client, fruit_factory, add_image
 
     assert response.status_code == 302, form_errors(response)
     assert list(FruitImage.objects.values_list("pk", flat=True)) == [keep.pk]
+
+
+# --- the card image ------------------------------------------------------------------------------
+
+
+def test_ticking_an_image_makes_it_the_card_image_and_the_fruit_list_follows(
+    admin_client, anon_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    oldest, newer = add_image(fruit), add_image(fruit, make_image_bytes("GIF", size=(30, 20)))
+    rows = [(oldest, False), (newer, False)]
+    listed = admin_client.get(FRUIT_CHANGELIST).text
+    assert f'src="{oldest.get_thumbnail_url()}"' in listed  # by default, the oldest
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(name="Topaz", catalog_number=9, existing_images=rows, card_rows=[1]),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert list(FruitImage.objects.filter(is_card_image=True)) == [newer]
+    listed = admin_client.get(FRUIT_CHANGELIST).text
+    assert f'src="{newer.get_thumbnail_url()}"' in listed
+    assert f'src="{oldest.get_thumbnail_url()}"' not in listed
+    body = anon_client.get(f"/api/v1/fruits/{fruit.pk}").json()
+    assert body["card_image_id"] == newer.pk
+    page = admin_client.get(fruit_change_url(fruit)).text
+    assert re.search(r'name="images-1-card_image"[^>]*checked', page)
+    assert not re.search(r'name="images-0-card_image"[^>]*checked', page)
+
+
+def test_unticking_the_card_image_goes_back_to_the_oldest(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    oldest, newer = add_image(fruit), add_image(fruit)
+    FruitImage.objects.filter(pk=newer.pk).update(is_card_image=True)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz", catalog_number=9, existing_images=[(oldest, False), (newer, False)]
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert not FruitImage.objects.filter(is_card_image=True).exists()
+    assert f'src="{oldest.get_thumbnail_url()}"' in admin_client.get(FRUIT_CHANGELIST).text
+
+
+def test_ticking_two_card_images_is_a_form_error(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    first, second = add_image(fruit), add_image(fruit)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz",
+            catalog_number=9,
+            existing_images=[(first, False), (second, False)],
+            card_rows=[0, 1],
+        ),
+    )
+
+    assert response.status_code == 200
+    assert "Tick one card image at most." in response.text
+    assert not FruitImage.objects.filter(is_card_image=True).exists()
+
+
+def test_a_new_upload_can_be_ticked_as_the_card_image(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    oldest = add_image(fruit)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz",
+            catalog_number=9,
+            existing_images=[(oldest, False)],
+            uploads=[png_upload(make_image_bytes("JPEG", size=(50, 40)))],
+            card_rows=[1],
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    (card,) = FruitImage.objects.filter(is_card_image=True)
+    assert card.pk != oldest.pk and card.content_type == "image/jpeg"
+
+
+def test_deleting_the_ticked_image_falls_back_to_the_oldest(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    oldest, newer = add_image(fruit), add_image(fruit)
+    FruitImage.objects.filter(pk=newer.pk).update(is_card_image=True)
+
+    response = admin_client.post(
+        fruit_change_url(fruit),
+        fruit_form_data(
+            name="Topaz",
+            catalog_number=9,
+            existing_images=[(oldest, False), (newer, True)],
+            card_rows=[1],
+        ),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    assert list(FruitImage.objects.all()) == [oldest]
+    assert not oldest.__class__.objects.filter(is_card_image=True).exists()
+
+
+def test_a_replaced_image_shows_its_new_thumbnail_in_the_admin_at_once(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    image = add_image(fruit)
+    before = image.get_thumbnail_url()
+    replacement = make_object_png(size=(200, 100), color=(0, 0, 200))
+
+    response = admin_client.post(
+        reverse("admin:catalog_fruitimage_change", args=[image.pk]),
+        {"fruit": fruit.pk, "upload": png_upload(replacement)},
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    image.refresh_from_db()
+    after = image.get_thumbnail_url()
+    assert after != before  # a new URL: no browser cache can show the old picture
+    for page in (FRUIT_CHANGELIST, fruit_change_url(fruit), IMAGE_CHANGELIST):
+        text = admin_client.get(page).text
+        assert f'src="{after}"' in text and f'src="{before}"' not in text, page
+    assert f'href="{image.get_data_url()}"' in admin_client.get(fruit_change_url(fruit)).text
+
+
+def test_view_on_site_opens_the_fruits_public_page(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Topaz")
+    page = admin_client.get(fruit_change_url(fruit)).text
+    (link,) = re.findall(r'<a href="([^"]+)" class="viewsitelink"', page)
+    response = admin_client.get(link)
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/fruits/{fruit.pk}/")
+    assert admin_client.get(response["Location"]).status_code == 200
 
 
 # --- the image list and the backfill action ------------------------------------------------------

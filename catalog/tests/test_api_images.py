@@ -23,6 +23,11 @@ def images_url(fruit):
     return f"/api/v1/fruits/{fruit.pk}/images"
 
 
+def version(data: bytes) -> str:
+    """The version byte URLs carry: the first 16 hex digits of the bytes' SHA-256."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def upload(client, fruit, data, name="photo.png"):
     return client.post(
         images_url(fruit), {"image": io.BytesIO(data) | _named(name)}, format="multipart"
@@ -47,18 +52,23 @@ def test_multipart_upload_returns_201_with_image_info_and_location(curator_clien
     assert response.status_code == 201
     body = response.json()
     image = FruitImage.objects.get()
+    path = f"http://testserver/api/v1/fruits/{fruit.pk}/images/{image.pk}"
+    thumbnail = bytes(image.thumbnail_data)
     assert body == {
         "id": image.pk,
-        "url": f"http://testserver/api/v1/fruits/{fruit.pk}/images/{image.pk}",
-        "thumbnail_url": f"http://testserver/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail",
+        "url": f"{path}?v={version(png)}",
+        "thumbnail_url": f"{path}/thumbnail?v={version(thumbnail)}",
         "content_type": "image/png",
         "size": len(png),
         "width": 400,
         "height": 300,
         "has_thumbnail": True,
+        "thumbnail_width": Image.open(io.BytesIO(thumbnail)).width,
+        "thumbnail_height": Image.open(io.BytesIO(thumbnail)).height,
         "created_at": body["created_at"],
     }
-    assert response["Location"] == body["url"]
+    # The resource's identity has no version: it stays the same when its bytes are replaced.
+    assert response["Location"] == path
 
 
 @pytest.mark.parametrize("content_type", ["image/jpeg", "image/png", "application/octet-stream"])
@@ -205,7 +215,7 @@ def test_get_returns_the_stored_bytes_with_binary_headers(anon_client, fruit_fac
     assert response["Content-Length"] == str(len(png))
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["ETag"] == f'"{hashlib.sha256(png).hexdigest()}"'
-    assert response["Cache-Control"].startswith("public, max-age=")
+    assert response["Cache-Control"] == "no-cache"  # an unversioned URL: revalidated each time
     assert (
         response["Content-Disposition"]
         == f'inline; filename="fruit-{fruit.pk}-image-{image.pk}.png"'
@@ -286,6 +296,12 @@ def test_thumbnail_falls_back_to_the_full_image_when_missing(anon_client, fruit_
     assert response.content == png
     info = anon_client.get(images_url(fruit)).json()
     assert info[0]["has_thumbnail"] is False
+    # The URL's version is that of what it serves, the image; so are the dimensions.
+    assert info[0]["thumbnail_url"].endswith(f"/thumbnail?v={version(png)}")
+    assert (info[0]["thumbnail_width"], info[0]["thumbnail_height"]) == (120, 100)
+    versioned = anon_client.get(info[0]["thumbnail_url"])
+    assert versioned.content == png
+    assert versioned["Cache-Control"] == "public, max-age=31536000, immutable"
 
 
 def test_list_is_oldest_first_and_never_reads_bytes(
@@ -321,9 +337,9 @@ def test_fruit_shows_first_thumbnail_and_image_count(anon_client, fruit_factory,
     add_image(fruit)
     body = anon_client.get(f"/api/v1/fruits/{fruit.pk}").json()
     assert body["image_count"] == 2
-    assert (
-        body["thumbnail_url"]
-        == f"http://testserver/api/v1/fruits/{fruit.pk}/images/{first.pk}/thumbnail"
+    assert body["thumbnail_url"] == (
+        f"http://testserver/api/v1/fruits/{fruit.pk}/images/{first.pk}/thumbnail"
+        f"?v={first.thumbnail_sha256[:16]}"
     )
     assert [entry["id"] for entry in body["images"]] == [first.pk, first.pk + 1]
 

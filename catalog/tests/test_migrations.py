@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
+from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.tests.media import make_object_png
 
 
@@ -44,6 +45,42 @@ def test_rows_from_0003_survive_with_null_catalog_number_and_no_thumbnail(migrat
     assert bytes(broken.data) == b"not an image"
     assert broken.width == 0
 
+    migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stored_thumbnails_get_their_width_and_height_from_their_headers(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0013_store_images_uncompressed"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    FruitImage = old_state.apps.get_model("catalog", "FruitImage")
+    fruit = Fruit.objects.create(name="Gravensteiner", type="apple")
+    png = make_object_png(size=(600, 200), box=(0, 0, 599, 199))
+    thumbnail = imaging.make_thumbnail(png)
+
+    def stored(data, thumbnail):
+        return FruitImage.objects.create(
+            fruit=fruit,
+            data=data,
+            sha256=hashlib.sha256(data).hexdigest(),
+            thumbnail_data=thumbnail,
+            thumbnail_sha256=hashlib.sha256(thumbnail).hexdigest() if thumbnail else "",
+        )
+
+    with_thumbnail = stored(png, thumbnail)
+    without = stored(png, None)
+    broken = stored(png, b"not a JPEG")
+
+    new_state = migrator.apply_tested_migration(latest("catalog"))
+    FruitImage = new_state.apps.get_model("catalog", "FruitImage")
+    sizes = {
+        image.pk: (image.thumbnail_width, image.thumbnail_height, image.is_card_image)
+        for image in FruitImage.objects.all()
+    }
+    assert sizes == {
+        with_thumbnail.pk: (300, 100, False),
+        without.pk: (0, 0, False),
+        broken.pk: (0, 0, False),
+    }
     migrator.reset()
 
 

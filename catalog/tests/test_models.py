@@ -24,6 +24,7 @@ def test_saving_new_bytes_derives_metadata_and_thumbnail(fruit_factory):
     thumbnail = bytes(stored.thumbnail_data)
     assert stored.thumbnail_sha256 == hashlib.sha256(thumbnail).hexdigest()
     assert Image.open(io.BytesIO(thumbnail)).size == (210, 210)
+    assert (stored.thumbnail_width, stored.thumbnail_height) == (210, 210)
 
 
 def test_replacing_the_bytes_replaces_metadata_and_thumbnail(fruit_factory, add_image):
@@ -51,6 +52,7 @@ def test_a_partial_save_of_the_bytes_writes_what_they_determine(fruit_factory, a
     assert (stored.content_type, stored.size, stored.width) == ("image/gif", len(gif), 30)
     assert stored.sha256 == hashlib.sha256(gif).hexdigest()
     assert stored.thumbnail_sha256 == hashlib.sha256(bytes(stored.thumbnail_data)).hexdigest()
+    assert (stored.thumbnail_width, stored.thumbnail_height) == (30, 20)
 
 
 def test_saving_a_row_loaded_without_its_bytes_reads_and_changes_no_bytes(

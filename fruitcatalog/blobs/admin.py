@@ -116,8 +116,9 @@ IMAGE_DETAIL_FIELDS = [
 class ImageMetadataMixin(AdminAssetsMixin):
     """Read-only columns of a thumbnailed image, computed from its metadata, never its bytes.
 
-    The images say where their thumbnail and bytes are served (`get_thumbnail_url`,
-    `get_absolute_url`), so fruit and publication fruit images share this as it is.
+    The images say where their thumbnail and bytes are served, with the content's version
+    (`get_thumbnail_url`, `get_data_url`), so fruit and publication fruit images share this as
+    it is, and a replaced image never shows a cached old picture.
     """
 
     @admin.display(description="Preview")
@@ -141,7 +142,7 @@ class ImageMetadataMixin(AdminAssetsMixin):
             return self.get_empty_value_display()
         return format_html(
             '<a href="{}" target="_blank" rel="noopener">Open</a>',
-            image.get_absolute_url(),
+            image.get_data_url(),
         )
 
     @admin.display(description="Size", ordering="size")

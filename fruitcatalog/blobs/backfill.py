@@ -53,7 +53,7 @@ def _lock_batch(model, after_pk: int, size: int) -> list[int]:
 def _generate(model, pk: int) -> bool:
     """Make and store the thumbnail of one image; False when its bytes cannot be decoded."""
     image = model.objects.defer("thumbnail_data").get(pk=pk)
-    fields = ["thumbnail_data", "thumbnail_sha256"]
+    fields = ["thumbnail_data", *model.thumbnail.metadata_fields]
     try:
         if not image.sha256 or not image.content_type or not image.width:
             image.refresh()

@@ -6,14 +6,16 @@ such a group of columns once; `StoredBytesModel.save()` keeps the metadata in st
 """
 
 import hashlib
+from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, F, Q, When
 
 from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.content_types import JPEG, detect_content_type
+from fruitcatalog.blobs.responses import versioned
 from fruitcatalog.locks import lock_row
 
 
@@ -29,7 +31,9 @@ class StoredBytes:
     `cover_content_type` (no prefix: `data`, `size`, ...). `content_type` fixes the type of every
     value instead of a detected-type column (PDFs are PDFs); `sized=False` means there is no size
     column (a HEAD measures the stored value with `LENGTH()`, see `fruitcatalog.blobs.reads`).
-    On an instance, the attribute is a `StoredBytesValue`.
+    `measured=True` adds `<prefix>_width` and `<prefix>_height`: an image's size as displayed,
+    read from its header whenever the bytes are set, so pages size their `<img>` without
+    reading bytes (0 when unknown). On an instance, the attribute is a `StoredBytesValue`.
     """
 
     def __init__(
@@ -39,10 +43,12 @@ class StoredBytes:
         content_type: str | None = None,
         sized: bool = True,
         derived: bool = False,
+        measured: bool = False,
     ):
         self.prefix = prefix
         self.fixed_content_type = content_type
         self.sized = sized
+        self.measured = measured
         # Derived bytes (a thumbnail) are set with their metadata by whatever derives them;
         # saving never checks them against their hash.
         self.derived = derived
@@ -71,6 +77,8 @@ class StoredBytes:
             fields.append(self.column("size"))
         if self.fixed_content_type is None:
             fields.append(self.column("content_type"))
+        if self.measured:
+            fields += [self.column("width"), self.column("height")]
         return fields
 
 
@@ -90,11 +98,18 @@ class StoredBytesValue:
     def sha256(self) -> str:
         return getattr(self.instance, self.spec.column("sha256"))
 
-    def set(self, data: bytes | None, *, content_type: str | None = None) -> None:
+    def set(
+        self,
+        data: bytes | None,
+        *,
+        content_type: str | None = None,
+        dimensions: tuple[int, int] | None = None,
+    ) -> None:
         """Take new bytes (already validated) with their metadata; empty or `None` removes them.
 
         `content_type` is what a caller has already detected (an image's type, checked by
-        Pillow); otherwise libmagic names it.
+        Pillow); otherwise libmagic names it. `dimensions`, likewise, spare a measured group
+        reading the image's header again.
         """
         spec, instance = self.spec, self.instance
         data = bytes(data) if data else b""
@@ -106,6 +121,12 @@ class StoredBytesValue:
             if data and content_type is None:
                 content_type = detect_content_type(data)
             setattr(instance, spec.column("content_type"), content_type or "")
+        if spec.measured:
+            if data and dimensions is None:
+                dimensions = _measure(data)
+            width, height = dimensions if data else (0, 0)
+            setattr(instance, spec.column("width"), width)
+            setattr(instance, spec.column("height"), height)
         # The save hook compares by identity: bytes measured here need no second hash.
         instance.__dict__[f"_measured_{spec.data_field}"] = getattr(instance, spec.data_field)
 
@@ -124,6 +145,14 @@ class StoredBytesValue:
     def refresh(self) -> None:
         """Measure the bytes on the instance again."""
         self.set(getattr(self.instance, self.spec.data_field))
+
+
+def _measure(data: bytes) -> tuple[int, int]:
+    """An image's displayed size from its header; (0, 0) when it cannot be read."""
+    try:
+        return imaging.displayed_size(data)
+    except imaging.ImageError:
+        return 0, 0
 
 
 class BlobQuerySet(models.QuerySet):
@@ -173,6 +202,35 @@ def stored_bytes_of(model) -> tuple[StoredBytes, ...]:
     return tuple(found.values())
 
 
+@dataclass(frozen=True)
+class ImageSource:
+    """What an `<img>` needs, known without reading bytes: a versioned URL path, width, height."""
+
+    url: str
+    width: int
+    height: int
+
+
+def thumbnail_endpoint_sha256():
+    """SQL: the hash of what an image's thumbnail endpoint serves, the version of its URL.
+
+    The thumbnail's own; the image's when there is none, since the endpoint then serves the image.
+    """
+    return Case(When(thumbnail_sha256="", then=F("sha256")), default=F("thumbnail_sha256"))
+
+
+def thumbnail_endpoint_side(side: str):
+    """SQL: `"width"` or `"height"` of what the thumbnail endpoint serves (as displayed).
+
+    The image's own when it has no thumbnail, or none measured (a row the save hook never saw).
+    """
+    thumbnail_side = f"thumbnail_{side}"
+    return Case(
+        When(Q(thumbnail_sha256="") | Q(**{thumbnail_side: 0}), then=F(side)),
+        default=F(thumbnail_side),
+    )
+
+
 class ThumbnailedImageQuerySet(BlobQuerySet):
     """Query shapes shared by every thumbnailed-image model."""
 
@@ -187,7 +245,10 @@ class ThumbnailedImage(StoredBytesModel):
     The save hook keeps metadata and thumbnail in step with `data`; `QuerySet.update`,
     `bulk_create` and `loaddata` skip it, which is what the thumbnail backfill is for. Concrete
     models name their `backfill_key`, under which the backfill reports them, and their
-    `parent_field`.
+    `parent_field`, and say where their bytes and thumbnail are served: `get_absolute_url()`
+    (the image's resource, unversioned: its identity, as in `Location`) and
+    `get_thumbnail_path()`. Links handed out carry the content's version: `get_data_url()`,
+    `get_thumbnail_url()`, `thumbnail_source`.
     """
 
     data = models.BinaryField()
@@ -198,10 +259,15 @@ class ThumbnailedImage(StoredBytesModel):
     sha256 = models.CharField(max_length=64, blank=True, default="")
     thumbnail_data = models.BinaryField(null=True, blank=True)
     thumbnail_sha256 = models.CharField(max_length=64, blank=True, default="")
+    # The thumbnail's size in pixels, for `<img width height>`; 0 without a thumbnail.
+    thumbnail_width = models.PositiveIntegerField(default=0)
+    thumbnail_height = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     original = StoredBytes()
-    thumbnail = StoredBytes("thumbnail", content_type=JPEG, sized=False, derived=True)
+    thumbnail = StoredBytes(
+        "thumbnail", content_type=JPEG, sized=False, derived=True, measured=True
+    )
 
     objects = ThumbnailedImageQuerySet.as_manager()
 
@@ -210,6 +276,33 @@ class ThumbnailedImage(StoredBytesModel):
 
     class Meta:
         abstract = True
+
+    def get_thumbnail_path(self) -> str:
+        """Path of the thumbnail endpoint, without a version."""
+        raise NotImplementedError
+
+    def get_data_url(self) -> str:
+        """Path of the image's bytes with their version (`?v=`): cacheable for good."""
+        return versioned(self.get_absolute_url(), self.sha256)
+
+    def get_thumbnail_url(self) -> str:
+        """Path of the thumbnail endpoint with the version of what it serves: cacheable for good.
+
+        The endpoint serves the image itself while it has no thumbnail; the version follows.
+        """
+        return versioned(self.get_thumbnail_path(), self.thumbnail_sha256 or self.sha256)
+
+    @property
+    def thumbnail_dimensions(self) -> tuple[int, int]:
+        """Width and height of what the thumbnail endpoint serves (`thumbnail_endpoint_side`)."""
+        if self.thumbnail_sha256 and self.thumbnail_width and self.thumbnail_height:
+            return self.thumbnail_width, self.thumbnail_height
+        return self.width, self.height
+
+    @property
+    def thumbnail_source(self) -> ImageSource:
+        """The thumbnail endpoint's versioned path and the size of what it serves."""
+        return ImageSource(self.get_thumbnail_url(), *self.thumbnail_dimensions)
 
     @property
     def has_thumbnail(self) -> bool:
@@ -228,7 +321,7 @@ class ThumbnailedImage(StoredBytesModel):
                 "height",
                 "sha256",
                 "thumbnail_data",
-                "thumbnail_sha256",
+                *type(self).thumbnail.metadata_fields,
             ]
         return super().fields_derived_from(spec)
 
@@ -245,21 +338,23 @@ class ThumbnailedImage(StoredBytesModel):
     def refresh(self):
         """Metadata and thumbnail from the bytes, opened once; `imaging.ImageError` if unfit."""
         data = bytes(self.data)
-        info, thumbnail = imaging.inspect_and_thumbnail(
+        info, thumbnail = imaging.inspect_and_thumbnail_sized(
             data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
         )
         self._set_metadata(data, info)
-        self.thumbnail.set(thumbnail)
+        self._set_thumbnail(thumbnail)
 
     def _set_metadata(self, data: bytes, info: imaging.ImageInfo) -> None:
         self.original.set(data, content_type=info.content_type)
         self.width = info.width
         self.height = info.height
 
+    def _set_thumbnail(self, thumbnail: imaging.Thumbnail) -> None:
+        self.thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
+
     def refresh_thumbnail(self):
         """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""
-        self.thumbnail.set(
-            imaging.make_thumbnail(
-                bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
-            )
+        _, thumbnail = imaging.inspect_and_thumbnail_sized(
+            bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
         )
+        self._set_thumbnail(thumbnail)

@@ -1,11 +1,39 @@
-"""The one builder of byte responses: images, thumbnails, covers and PDFs all go through it."""
+"""The one builder of byte responses: images, thumbnails, covers and PDFs all go through it.
+
+Byte URLs carry a version (`?v=<first 16 hex digits of the SHA-256 of the bytes served>`,
+`versioned()`), so new bytes get a new URL: what a URL with the current version serves never
+changes and may be cached for good, while the bare path (or a stale version) is revalidated on
+every use with its `ETag`.
+"""
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.http import HttpResponse
 from django.utils.http import content_disposition_header, parse_etags
+
+VERSION_PARAMETER = "v"
+# 64 bits of the hash: a collision between two versions of one URL is out of reach, and the URL
+# stays short.
+VERSION_LENGTH = 16
+# A year, the longest lifetime caches are asked to honour; `immutable` spares browsers the
+# revalidation on reload. Only for a URL whose version names the bytes it serves.
+IMMUTABLE = "public, max-age=31536000, immutable"
+# Anything else may be stored, but must be revalidated (a 304 that reads no bytes) before use.
+REVALIDATE = "no-cache"
+
+
+def version_of(sha256: str) -> str:
+    """The version of bytes with this SHA-256 (hex), as byte URLs carry it."""
+    return sha256[:VERSION_LENGTH]
+
+
+def versioned(path: str, sha256: str) -> str:
+    """`path` with the version of the bytes it serves (`?v=...`); as it is without a hash."""
+    if not sha256:
+        return path
+    separator = "&" if "?" in path else "?"
+    return f"{path}{separator}{VERSION_PARAMETER}={version_of(sha256)}"
 
 
 @dataclass(frozen=True)
@@ -30,10 +58,24 @@ def _matches(if_none_match: str, etag: str) -> bool:
     return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)
 
 
+def cache_control(request, blob: Blob) -> str:
+    """`immutable` for a URL whose version names these bytes, `no-cache` for any other.
+
+    A stale or unknown version is answered with the current bytes, not redirected to the current
+    version: one round trip instead of two, and since the answer is `no-cache`, no cache pins
+    these bytes under a version that names other bytes.
+    """
+    requested = request.GET.get(VERSION_PARAMETER)
+    if requested is not None and requested == version_of(blob.sha256):
+        return IMMUTABLE
+    return REVALIDATE
+
+
 def blob_response(request, blob: Blob) -> HttpResponse:
     """200 with the bytes, 304 when `If-None-Match` matches, headers only for HEAD.
 
-    Neither 304 nor HEAD calls `blob.load`, so they never read the byte column.
+    Neither 304 nor HEAD calls `blob.load`, so they never read the byte column. Caching follows
+    the URL's version (`cache_control`).
     """
     if_none_match = request.META.get("HTTP_IF_NONE_MATCH", "")
     if if_none_match and _matches(if_none_match, blob.etag):
@@ -46,7 +88,7 @@ def blob_response(request, blob: Blob) -> HttpResponse:
         response = HttpResponse(data, content_type=blob.content_type)
         response.headers["Content-Length"] = str(len(data))
     response.headers["ETag"] = blob.etag
-    response.headers["Cache-Control"] = f"public, max-age={settings.FRUITCATALOG_BINARY_MAX_AGE}"
+    response.headers["Cache-Control"] = cache_control(request, blob)
     if response.status_code == 200:
         response.headers["Content-Disposition"] = content_disposition_header(
             as_attachment=False, filename=blob.filename

@@ -1,8 +1,15 @@
 """OpenAPI descriptions of byte bodies: uploads (multipart or raw) and byte responses."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import serializers
+
+from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH, VERSION_PARAMETER
 
 
 class ImageUploadSerializer(serializers.Serializer):
@@ -37,21 +44,68 @@ BINARY_RESPONSE = {
     304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
 }
 
+CACHING = (
+    "Byte URLs in response bodies carry the version of the bytes they serve (`?v=`). With the "
+    f"current version the answer is `Cache-Control: {IMMUTABLE}`: new bytes get a new URL. "
+    f"Without `v`, or with a version of other bytes (stale), the current bytes are served with "
+    f"`Cache-Control: {REVALIDATE}` and their `ETag`, so a cache revalidates with "
+    "`If-None-Match` (a 304, which reads no bytes). A stale version is not redirected: one "
+    "round trip, and no cache keeps these bytes under a version that names others."
+)
+
+VERSION = OpenApiParameter(
+    VERSION_PARAMETER,
+    str,
+    OpenApiParameter.QUERY,
+    required=False,
+    description=(
+        f"The bytes' version: the first {VERSION_LENGTH} hex digits of their SHA-256, as the "
+        "URLs in response bodies carry it. Optional; it decides caching only, never which "
+        "bytes are served."
+    ),
+)
+BYTE_RESPONSE_HEADERS = [
+    OpenApiParameter(
+        "ETag",
+        str,
+        OpenApiParameter.HEADER,
+        response=[200, 304],
+        required=True,
+        description="The SHA-256 of the bytes, quoted.",
+    ),
+    OpenApiParameter(
+        "Cache-Control",
+        str,
+        OpenApiParameter.HEADER,
+        response=[200, 304],
+        required=True,
+        description=f"`{IMMUTABLE}` for the current version, else `{REVALIDATE}`.",
+    ),
+]
+
+
+def byte_read_schema(*, summary: str, description: str = "", parameters=()):
+    """Document a byte read: its optional version, caching headers, 200 and 304."""
+    return extend_schema(
+        summary=summary,
+        description=f"{description} {CACHING}".strip(),
+        parameters=[*parameters, VERSION, *BYTE_RESPONSE_HEADERS],
+        responses=BINARY_RESPONSE,
+    )
+
 
 def image_viewset_schema(*, image_id, list_summary: str, create):
     """Document a `ThumbnailedImageViewSet`: its list, upload (`create`), bytes and thumbnail."""
     return extend_schema_view(
         list=extend_schema(summary=list_summary),
         create=create,
-        retrieve=extend_schema(
-            summary="Get the image bytes", parameters=[image_id], responses=BINARY_RESPONSE
-        ),
+        retrieve=byte_read_schema(summary="Get the image bytes", parameters=[image_id]),
         destroy=extend_schema(
             summary="Delete an image", parameters=[image_id], responses={204: None}
         ),
-        thumbnail=extend_schema(
+        thumbnail=byte_read_schema(
             summary="Get the JPEG thumbnail (the full image when it has none)",
+            description="Its version is that of the bytes served: the thumbnail's, or the image's.",
             parameters=[image_id],
-            responses=BINARY_RESPONSE,
         ),
     )

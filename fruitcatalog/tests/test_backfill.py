@@ -39,6 +39,17 @@ def test_command_generates_missing_thumbnails_and_metadata(fruit_factory):
         assert image.has_thumbnail and image.thumbnail_data
         assert (image.content_type, image.width, image.height) == ("image/png", 120, 100)
         assert image.sha256 and image.size
+        assert (image.thumbnail_width, image.thumbnail_height) == (40, 40)
+
+
+def test_the_backfill_of_rows_with_metadata_stores_the_thumbnail_size(fruit_factory, add_image):
+    image = add_image(fruit_factory(), make_image_bytes("PNG", size=(600, 150)))
+    FruitImage.objects.filter(pk=image.pk).update(
+        thumbnail_data=None, thumbnail_sha256="", thumbnail_width=0, thumbnail_height=0
+    )
+    run_command()
+    image.refresh_from_db()
+    assert (image.thumbnail_width, image.thumbnail_height) == (300, 75)
 
 
 def test_second_run_finds_nothing_to_do(fruit_factory):

@@ -102,9 +102,10 @@ def test_publication_list_shows_cover_title_authors_year_and_linked_fruit_count(
     response = admin_client.get(PUBLICATION_CHANGELIST)
 
     assert response.status_code == 200
-    assert re.search(
-        rf'<img src="/api/v1/publications/{publication.pk}/cover"[^>]*loading="lazy"', response.text
+    cover = re.escape(
+        f"/api/v1/publications/{publication.pk}/cover?v={publication.cover_sha256[:16]}"
     )
+    assert re.search(rf'<img src="{cover}"[^>]*loading="lazy"', response.text)
     assert "base64" not in response.text
     assert "Müller, Bißmann, Lucas" in response.text
     rows = {p.title: p.fruit_count for p in response.context["cl"].result_list}
@@ -157,6 +158,7 @@ def test_add_publication_with_a_cover(admin_client):
     publication = Publication.objects.get()
     assert bytes(publication.cover_data) == cover
     assert (publication.cover_content_type, publication.cover_size) == ("image/png", len(cover))
+    assert (publication.cover_width, publication.cover_height) == (300, 400)
     assert publication.search_text == "deutschlands obstsorten\x1fmuller, bissmann, lucas"
 
 
@@ -195,6 +197,36 @@ def test_the_cover_can_be_removed(admin_client, publication_factory):
     publication.refresh_from_db()
     assert not publication.has_cover
     assert publication.cover_data is None
+    assert (publication.cover_width, publication.cover_height) == (0, 0)
+
+
+def test_a_replaced_cover_shows_under_a_new_url_at_once(admin_client, publication_factory):
+    publication = publication_factory(title="Pomona", cover_data=make_object_png())
+    before = publication.get_cover_url()
+
+    response = admin_client.post(
+        publication_url(publication),
+        publication_form_data(title="Pomona", cover=png_upload(make_object_png(size=(80, 60)))),
+    )
+
+    assert response.status_code == 302, form_errors(response)
+    publication.refresh_from_db()
+    after = publication.get_cover_url()
+    assert after != before and "?v=" in after
+    assert (publication.cover_width, publication.cover_height) == (80, 60)
+    for page in (PUBLICATION_CHANGELIST, publication_url(publication)):
+        text = admin_client.get(page).text
+        assert f'src="{after}"' in text and f'src="{before}"' not in text, page
+
+
+def test_view_on_site_opens_the_publications_public_page(admin_client, publication_factory):
+    publication = publication_factory(title="Pomona")
+    page = admin_client.get(publication_url(publication)).text
+    (link,) = re.findall(r'<a href="([^"]+)" class="viewsitelink"', page)
+    response = admin_client.get(link)
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/publications/{publication.pk}/")
+    assert admin_client.get(response["Location"]).status_code == 200
 
 
 def test_saving_without_a_new_cover_keeps_it(admin_client, publication_factory):

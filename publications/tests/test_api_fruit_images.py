@@ -22,6 +22,8 @@ KEYS = {
     "width",
     "height",
     "has_thumbnail",
+    "thumbnail_width",
+    "thumbnail_height",
     "created_at",
 }
 
@@ -60,8 +62,11 @@ def test_upload_answers_201_with_the_image_info_and_serves_the_same_bytes(
     body = response.json()
     assert set(body) == KEYS
     url = f"http://testserver/api/v1/publications/{publication.pk}/fruit-images/{body['id']}"
-    assert response["Location"] == body["url"] == url
-    assert body["thumbnail_url"] == f"{url}/thumbnail"
+    stored = PublicationFruitImage.objects.get()
+    assert response["Location"] == url  # the resource, unversioned
+    assert body["url"] == f"{url}?v={hashlib.sha256(png).hexdigest()[:16]}"
+    assert body["thumbnail_url"] == f"{url}/thumbnail?v={stored.thumbnail_sha256[:16]}"
+    assert (body["thumbnail_width"], body["thumbnail_height"]) == (40, 40)
     assert (body["fruit_id"], body["content_type"], body["size"]) == (
         fruit.pk,
         "image/png",
@@ -76,7 +81,8 @@ def test_upload_answers_201_with_the_image_info_and_serves_the_same_bytes(
     assert image["Content-Disposition"] == (
         f'inline; filename="publication-{publication.pk}-fruit-image-{body["id"]}.png"'
     )
-    assert image["Cache-Control"].startswith("public, max-age=")
+    assert image["Cache-Control"] == "no-cache"
+    assert anon_client.get(body["url"])["Cache-Control"] == "public, max-age=31536000, immutable"
     assert image["X-Content-Type-Options"] == "nosniff"
 
 

@@ -1,5 +1,7 @@
 """The publications API through HTTP: representation, validation, list parameters, budgets."""
 
+import hashlib
+
 import pytest
 from django.contrib.auth.models import Permission, User
 
@@ -17,6 +19,8 @@ KEYS = {
     "description",
     "has_cover",
     "cover_url",
+    "cover_width",
+    "cover_height",
     "fruits",
     "created_at",
     "updated_at",
@@ -42,6 +46,7 @@ def test_create_returns_201_with_location_and_the_publication(curator_client):
     assert body["title"] == "Deutschlands Obstsorten"
     assert (body["authors"], body["year"], body["description"]) == ("Müller, Bißmann", 1905, "")
     assert (body["has_cover"], body["cover_url"], body["fruits"]) == (False, None, [])
+    assert (body["cover_width"], body["cover_height"]) == (0, 0)
     assert body["created_at"].endswith("Z")
 
 
@@ -257,7 +262,7 @@ def test_links_are_listed_with_description_and_image_count_in_catalog_order(
             "has_description": True,
             "description_url": (
                 f"http://testserver/api/v1/publications/{publication.pk}"
-                f"/fruits/{late.pk}/description"
+                f"/fruits/{late.pk}/description?v={link.description_sha256[:16]}"
             ),
             "image_count": 2,
         },
@@ -295,7 +300,11 @@ def test_list_uses_constant_queries_and_never_selects_bytes(
     assert body["count"] == count
     first = body["results"][0]
     assert first["has_cover"] is True
-    assert first["cover_url"] == f"http://testserver/api/v1/publications/{first['id']}/cover"
+    version = hashlib.sha256(png_bytes).hexdigest()[:16]
+    assert first["cover_url"] == (
+        f"http://testserver/api/v1/publications/{first['id']}/cover?v={version}"
+    )
+    assert (first["cover_width"], first["cover_height"]) == (120, 100)
     assert [link["image_count"] for link in first["fruits"]] == [2, 2, 2]
     assert all(link["has_description"] for link in first["fruits"])
 

@@ -4,7 +4,9 @@ Byte reads are the requests a card grid makes most (two dozen thumbnails per pag
 skip DRF's dispatch: no content negotiation, no authentication (reads are public, and nothing here
 touches `request.user`, so neither the session nor a token is looked up), no model instances.
 A read is one query of the row's metadata (compiled once per process), and `blob_response`
-answers 200, 304 or HEAD as every byte endpoint does. A body comes from `BYTES_CACHE`, the
+answers 200, 304 or HEAD as every byte endpoint does, cached for good when the URL's `?v=` names
+the bytes served (the fallback's, when a thumbnail falls back to its image) and `no-cache`
+otherwise. A body comes from `BYTES_CACHE`, the
 recently served bytes of this process keyed by their SHA-256 — the metadata query has just named
 the current hash, so a cached copy is never stale — or else from a second query that reads the
 byte column in PostgreSQL's binary format. Writes and `OPTIONS` on the same path go to the DRF

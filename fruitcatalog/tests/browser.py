@@ -1,0 +1,156 @@
+"""Debian's Chromium driven by Playwright: launch, what went wrong on a page, axe-core.
+
+The public site's browser tests and `docs/screenshots.py` share these. Playwright never
+downloads a browser here: it drives the system's `chromium` through `executable_path`, and
+axe-core comes from `node_modules/` (`npm ci`, as `make test` runs it), never from a CDN.
+"""
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+AXE_SCRIPT = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}  # a current mid-size phone in CSS pixels
+BLOCKING_IMPACTS = ("serious", "critical")  # axe impacts that fail a test; the others are reported
+
+
+def missing_tools(*, axe: bool = False) -> str:
+    """Why the browser tests (`axe`: the accessibility tests) cannot run here, or "" if they can."""
+    if not Path(CHROMIUM).exists():
+        return "Chromium is not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install -r requirements-dev.txt)"
+    if axe and not AXE_SCRIPT.exists():
+        return (
+            f"{AXE_SCRIPT.relative_to(ROOT)} is missing: `make test` runs `npm ci` when npm "
+            "is installed"
+        )
+    return ""
+
+
+def require_tools(*, axe: bool = False) -> None:
+    """Skip when Chromium, Playwright (or axe-core) is missing; in CI (`CI` set), fail instead."""
+    import pytest
+
+    reason = missing_tools(axe=axe)
+    if reason and os.environ.get("CI"):
+        pytest.fail(f"CI must run the browser tests: {reason}", pytrace=False)
+    if reason:
+        pytest.skip(reason)
+
+
+def launch(playwright):
+    """The system Chromium, headless."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@dataclass
+class PageLog:
+    """Console errors, uncaught exceptions and requests to another origin, across a context."""
+
+    origin: str  # scheme://host:port of the site under test
+    problems: list[str] = field(default_factory=list)
+    expected_statuses: dict[str, int] = field(default_factory=dict)
+
+    def watch(self, context) -> None:
+        """Record what goes wrong in every page of `context`."""
+        context.on("console", self._on_console)
+        context.on("weberror", lambda error: self.problems.append(f"uncaught: {error.error}"))
+        context.on("request", self._on_request)
+
+    def expect_status(self, url: str, status: int) -> None:
+        """`url` is meant to answer `status` (a 404 page): Chromium's console line about it is
+        no problem."""
+        self.expected_statuses[url] = status
+
+    def clear(self) -> None:
+        self.problems.clear()
+        self.expected_statuses.clear()
+
+    def assert_clean(self) -> None:
+        """Fail listing the problems recorded so far; they are reported once, then forgotten."""
+        problems, self.problems = self.problems, []
+        assert not problems, "\n".join(problems)
+
+    def _on_console(self, message) -> None:
+        if message.type != "error":
+            return
+        url = message.location.get("url", "")
+        status = self.expected_statuses.get(url)
+        if status and f"status of {status}" in message.text:
+            return
+        page = message.page.url if message.page else "?"
+        self.problems.append(f"console error on {page}: {message.text} ({url})")
+
+    def _on_request(self, request) -> None:
+        # data:, blob: and the browser's own chrome:// pages (its PDF viewer) are no network.
+        if urlsplit(request.url).scheme not in ("http", "https", "ws", "wss"):
+            return
+        if origin_of(request.url) != self.origin:
+            self.problems.append(f"request to another origin: {request.url}")
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of `url`."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def image_sizes(page, selector: str = "img") -> list[list[int]]:
+    """[naturalWidth, naturalHeight] of every image matching `selector` once it has loaded
+    ([0, 0] for one that failed), lazy ones scrolled into view first."""
+    return page.eval_on_selector_all(
+        selector,
+        """async images => {
+            const sizes = [];
+            for (const image of images) {
+                image.scrollIntoView({block: "center"});
+                try {
+                    await image.decode();
+                    sizes.push([image.naturalWidth, image.naturalHeight]);
+                } catch {
+                    sizes.push([0, 0]);
+                }
+            }
+            return sizes;
+        }""",
+    )
+
+
+def axe_violations(page, impacts=BLOCKING_IMPACTS) -> list[str]:
+    """axe-core's violations of these impacts on the current page, one line per element.
+
+    The script is added from `node_modules/`; the page's own Content-Security-Policy forbids
+    inline scripts, so the page's context must be made with `bypass_csp=True`.
+    """
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=AXE_SCRIPT)
+    results = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    lines = []
+    for violation in results["violations"]:
+        if violation["impact"] not in impacts:
+            continue
+        for node in violation["nodes"]:
+            target = " ".join(str(part) for part in node["target"])
+            lines.append(
+                f"{violation['id']} ({violation['impact']}) at `{target}`: {violation['help']}"
+                f" — {node.get('failureSummary', '').replace(chr(10), ' ')}"
+            )
+    return lines

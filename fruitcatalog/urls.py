@@ -1,7 +1,9 @@
 """Root URLs: the public site, admin, health, the API under /api/v1, its schema and docs."""
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from catalog.pages import catalog_grid
@@ -19,6 +21,8 @@ urlpatterns = [
     path("fruits/<int:pk>/", fruit_page, name="fruit-page"),
     path("publications/", publication_list, name="publication-list-page"),
     path("publications/<int:pk>/", publication_page, name="publication-page"),
+    # Browsers ask for it whatever a page links (Chromium's PDF viewer does).
+    path("favicon.ico", RedirectView.as_view(url=static("site/favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
     re_path(r"^api/v1/schema/?$", SchemaView.as_view(), name="schema"),

@@ -36,6 +36,9 @@ def versioned(path: str, sha256: str) -> str:
     return f"{path}{separator}{VERSION_PARAMETER}={version_of(sha256)}"
 
 
+BYTES_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
 @dataclass(frozen=True)
 class Blob:
     """What a byte response needs; `load` reads the bytes, called only for a GET body."""
@@ -95,5 +98,7 @@ def blob_response(request, blob: Blob) -> HttpResponse:
         )
         response.headers["X-Content-Type-Options"] = "nosniff"
         # Stored bytes are never a page: should a browser render one anyway, it runs nothing.
-        response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
+        # Inline styles stay allowed for the browser's own image and PDF viewers (GitHub sends
+        # the same for raw files); scripts, frames and everything else are refused.
+        response.headers["Content-Security-Policy"] = BYTES_CONTENT_SECURITY_POLICY
     return response

@@ -192,3 +192,13 @@ def test_byte_reads_check_the_host_and_forbid_framing(byte_paths, anon_client):
     assert anon_client.get(byte_paths[0], HTTP_HOST="evil.example").status_code == 400
     response = anon_client.get(byte_paths[0])
     assert response["X-Frame-Options"] == "DENY"
+
+
+def test_stored_bytes_run_no_script_but_the_browsers_own_viewers_keep_their_styles(
+    byte_paths, anon_client
+):
+    for path in byte_paths:
+        policy = anon_client.get(path)["Content-Security-Policy"]
+        assert "default-src 'none'" in policy and "sandbox" in policy
+        assert "style-src 'unsafe-inline'" in policy  # Chromium's image viewer styles inline
+        assert "script-src" not in policy

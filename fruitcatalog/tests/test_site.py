@@ -66,3 +66,10 @@ def test_pages_allow_scripts_styles_and_images_from_their_own_origin_only(client
         policy = client.get(path)["Content-Security-Policy"]
         assert "default-src 'self'" in policy
         assert "frame-ancestors 'none'" in policy
+
+
+def test_the_favicon_browsers_ask_for_is_the_sites_icon(client):
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 301
+    assert response["Location"].endswith("/site/favicon.svg")

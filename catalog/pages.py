@@ -1,5 +1,7 @@
 """The public catalog: the card grid at `/`, taking the fruit list's query parameters."""
 
+from django.views.decorators.http import require_safe
+
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
 from fruitcatalog.pages import page_links, paginate, render_page, url_with
@@ -9,6 +11,7 @@ SORTS = [("", "Catalog number"), ("name", "Name, A to Z"), ("-name", "Name, Z to
 EAGER_CARDS = 8  # cards likely above the fold on a desktop: their images load at once
 
 
+@require_safe
 def catalog_grid(request):
     """Cards of the fruits matching `search`, `type` (repeatable), `ordering`, `page`."""
     filterset = FruitFilter(request.GET, queryset=Fruit.objects.with_list_data().in_catalog_order())

@@ -7,6 +7,7 @@ of queries whatever the catalog holds, and none reads a byte column.
 
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
+from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
 from fruitcatalog.ids import ID_MAX
@@ -15,6 +16,7 @@ from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 
+@require_safe
 def fruit_page(request, pk: int):
     """One fruit: its images, synonyms, and each publication describing it with PDF and images."""
     fruit = _get_or_none(Fruit.objects.with_list_data().with_images().defer("search_text"), pk=pk)
@@ -39,6 +41,7 @@ def fruit_page(request, pk: int):
     )
 
 
+@require_safe
 def publication_list(request):
     """Publications, newest first, with a search over title and authors."""
     filterset = PublicationFilter(
@@ -74,6 +77,7 @@ def publication_list(request):
     return render_page(request, "publications/list.html", context)
 
 
+@require_safe
 def publication_page(request, pk: int):
     """One publication: cover, authors, year, description, and its fruits as cards."""
     publication = _get_or_none(Publication.objects.without_blobs().defer("search_text"), pk=pk)

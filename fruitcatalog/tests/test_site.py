@@ -73,3 +73,9 @@ def test_the_favicon_browsers_ask_for_is_the_sites_icon(client):
 
     assert response.status_code == 301
     assert response["Location"].endswith("/site/favicon.svg")
+
+
+@pytest.mark.parametrize("path", ["/", "/fruits/1/", "/publications/", "/publications/1/"])
+def test_pages_answer_get_and_head_only(client, path):
+    assert client.post(path).status_code == 405
+    assert client.head("/").status_code == 200

@@ -2,6 +2,7 @@
 
 import hashlib
 import io
+import zlib
 
 import pytest
 from PIL import Image
@@ -437,3 +438,29 @@ def test_a_photo_of_48_megapixels_is_accepted_with_a_thumbnail(curator_client, f
     assert response.status_code == 201
     assert (response.json()["width"], response.json()["height"]) == (8000, 6000)
     assert response.json()["has_thumbnail"] is True
+
+
+def png_with_undecodable_pixels() -> bytes:
+    """A PNG whose structure is sound (chunks, CRCs) but whose pixel data does not inflate."""
+    data = make_object_png()
+    start = data.index(b"IDAT") - 4
+    length = int.from_bytes(data[start : start + 4], "big")
+    junk = bytes(range(256)) * (length // 256 + 1)
+    junk = junk[:length]
+    chunk = b"IDAT" + junk
+    crc = zlib.crc32(chunk).to_bytes(4, "big")
+    return data[:start] + length.to_bytes(4, "big") + chunk + crc + data[start + 12 + length :]
+
+
+def test_pixels_found_corrupt_while_the_bytes_are_written_roll_the_image_back(
+    curator_client, fruit_factory
+):
+    # The header checks pass; the thumbnail, made while the row is written, finds the pixels
+    # corrupt: the row already inserted in that transaction is rolled back.
+    fruit = fruit_factory()
+
+    response = upload(curator_client, fruit, png_with_undecodable_pixels(), name="broken.png")
+
+    assert response.status_code == 400
+    assert response.json() == {"image": ["The file is truncated or corrupt."]}
+    assert not FruitImage.objects.exists()

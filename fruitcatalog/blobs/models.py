@@ -344,6 +344,20 @@ class ThumbnailedImage(StoredBytesModel):
         self._set_metadata(data, info)
         self._set_thumbnail(thumbnail)
 
+    def set_data_before_thumbnail(self, data: bytes, info: imaging.ImageInfo) -> None:
+        """Take new bytes, already inspected, with their metadata; the thumbnail comes later.
+
+        For an upload whose thumbnail is made while its bytes are written
+        (`fruitcatalog.blobs.views.save_uploaded_image`); `set_thumbnail` completes it.
+        """
+        self.data = data
+        self._set_metadata(data, info)
+        self.thumbnail.set(None)
+
+    def set_thumbnail(self, thumbnail: imaging.Thumbnail) -> None:
+        """Take a thumbnail made from the current bytes."""
+        self._set_thumbnail(thumbnail)
+
     def _set_metadata(self, data: bytes, info: imaging.ImageInfo) -> None:
         self.original.set(data, content_type=info.content_type)
         self.width = info.width

@@ -65,8 +65,9 @@ def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
 def apply_image_upload(image, data: bytes) -> None:
     """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
 
-    The API and the admin both call this, so an image is accepted only when its thumbnail can be
-    made, and the save hook then finds nothing left to compute.
+    The admin's forms call this, so an image is accepted only when its thumbnail can be made, and
+    the save hook then finds nothing left to compute. The API's upload applies the same checks
+    while it writes (`fruitcatalog.blobs.views.save_uploaded_image`).
     """
     validate_upload_size(data)
     try:

@@ -7,7 +7,6 @@ the content's version, so a replaced image never shows its old thumbnail.
 """
 
 from django.contrib import admin
-from django.contrib.admin.views.main import ChangeList
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -33,6 +32,7 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
+from fruitcatalog.changelists import FastRowsAdminMixin, FastRowsChangeList
 from fruitcatalog.pagination import ScalablePaginator
 from fruitcatalog.search import search_query
 
@@ -58,7 +58,7 @@ class FruitImageInline(ThumbnailedImageInline):
     fields = ["preview_large", "card_image", *ThumbnailedImageInline.fields[1:]]
 
 
-class FruitChangeList(ChangeList):
+class FruitChangeList(FastRowsChangeList):
     """The fruit list with the API's list annotations (image count, card image, synonyms).
 
     Only the changelist gets them: the change page loads one fruit and has its own inlines.
@@ -70,7 +70,7 @@ class FruitChangeList(ChangeList):
 
 
 @admin.register(Fruit)
-class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
 
     form = FruitAdminForm
@@ -132,7 +132,11 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
 
 @admin.register(FruitImage)
 class FruitImageAdmin(
-    BlobSafeDeletionMixin, GenerateMissingThumbnailsMixin, ImageMetadataMixin, admin.ModelAdmin
+    FastRowsAdminMixin,
+    BlobSafeDeletionMixin,
+    GenerateMissingThumbnailsMixin,
+    ImageMetadataMixin,
+    admin.ModelAdmin,
 ):
     """All fruit images: previews and metadata, uploads, and the thumbnail backfill action."""
 

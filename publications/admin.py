@@ -6,7 +6,6 @@ holds its images, so an image can only be of a fruit the publication links.
 """
 
 from django.contrib import admin
-from django.contrib.admin.views.main import ChangeList
 from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.template.defaultfilters import filesizeformat
@@ -25,6 +24,7 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
+from fruitcatalog.changelists import FastRowsAdminMixin, FastRowsChangeList
 from fruitcatalog.search import search_query
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
@@ -126,7 +126,7 @@ class PublicationFruitInline(AdminAssetsMixin, admin.TabularInline):
         return format_html('{} <a href="{}">Manage images</a>', previews, url)
 
 
-class PublicationChangeList(ChangeList):
+class PublicationChangeList(FastRowsChangeList):
     """The publication list with the number of linked fruits (a subquery per listed row)."""
 
     def get_queryset(self, request, exclude_parameters=None):
@@ -162,7 +162,9 @@ class HasCoverFilter(admin.SimpleListFilter):
 
 
 @admin.register(Publication)
-class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+class PublicationAdmin(
+    FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
+):
     """Publications: list with covers and linked-fruit counts, change page with cover and links."""
 
     form = PublicationAdminForm
@@ -267,7 +269,9 @@ def search_links(queryset, search_term: str, prefix: str = ""):
 
 
 @admin.register(PublicationFruit)
-class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+class PublicationFruitAdmin(
+    FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
+):
     """A fruit linked by a publication: its PDF and its images in that publication."""
 
     form = PublicationFruitForm
@@ -332,7 +336,11 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
 
 @admin.register(PublicationFruitImage)
 class PublicationFruitImageAdmin(
-    BlobSafeDeletionMixin, GenerateMissingThumbnailsMixin, ImageMetadataMixin, admin.ModelAdmin
+    FastRowsAdminMixin,
+    BlobSafeDeletionMixin,
+    GenerateMissingThumbnailsMixin,
+    ImageMetadataMixin,
+    admin.ModelAdmin,
 ):
     """All publication fruit images: previews, metadata and the thumbnail backfill action.
 

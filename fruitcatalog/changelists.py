@@ -1,0 +1,53 @@
+"""Admin changelists that render their rows without the per-row work Django repeats.
+
+A 100-row changelist at a million fruits spent about 10 ms in SQL and over 100 ms rendering.
+Two costs per row dominated, neither needed per row: the action checkbox, rendered through the
+form widget templates (three template renders a row), and the change URL, one `reverse()` per
+linked column. `FastRowsAdminMixin` writes the same checkbox with `format_html` and reverses the
+change URL once per page.
+"""
+
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import quote
+from django.contrib.admin.views.main import ChangeList
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+
+# Stands in for the object id while the change URL is reversed once (letters and digits only,
+# so reversing leaves it as it is).
+_ID_STAND_IN = "0idstandin0"
+
+
+class FastRowsChangeList(ChangeList):
+    """A changelist whose rows' change URLs come from one `reverse()` per page."""
+
+    def url_for_result(self, result):
+        template = self.__dict__.get("_change_url_template")
+        if template is None:
+            template = self._change_url_template = reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+                args=(_ID_STAND_IN,),
+                current_app=self.model_admin.admin_site.name,
+            )
+        return template.replace(_ID_STAND_IN, str(quote(getattr(result, self.pk_attname))))
+
+
+class FastRowsAdminMixin:
+    """A `ModelAdmin` whose changelist rows render as Django's do, at a fraction of the cost.
+
+    A custom changelist class should subclass `FastRowsChangeList`.
+    """
+
+    def get_changelist(self, request, **kwargs):
+        return FastRowsChangeList
+
+    def action_checkbox(self, obj):
+        """The row's action checkbox: the markup Django's `CheckboxInput` renders."""
+        label = format_html(_("Select this object for an action - {}"), str(obj))
+        return format_html(
+            '<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="{}">',
+            helpers.ACTION_CHECKBOX_NAME,
+            str(obj.pk),
+            label,
+        )

@@ -9,7 +9,7 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.http import content_disposition_header, parse_etags
 
 VERSION_PARAMETER = "v"
@@ -68,10 +68,18 @@ def cache_control(request, blob: Blob) -> str:
     version: one round trip instead of two, and since the answer is `no-cache`, no cache pins
     these bytes under a version that names other bytes.
     """
+    query = request.META.get("QUERY_STRING", "")
+    if _VERSION_KEY not in query and "%" not in query:
+        return REVALIDATE
     requested = request.GET.get(VERSION_PARAMETER)
     if requested is not None and requested == version_of(blob.sha256):
         return IMMUTABLE
     return REVALIDATE
+
+
+# Only "v=" or a percent-encoded key ("%76=") in a query string can name a version: without
+# either, parsing the query string (`request.GET`) would find none.
+_VERSION_KEY = f"{VERSION_PARAMETER}="
 
 
 def blob_response(request, blob: Blob) -> HttpResponse:
@@ -81,8 +89,12 @@ def blob_response(request, blob: Blob) -> HttpResponse:
     the URL's version (`cache_control`).
     """
     if_none_match = request.META.get("HTTP_IF_NONE_MATCH", "")
-    if if_none_match and _matches(if_none_match, blob.etag):
-        response = HttpResponse(status=304)
+    etag = blob.etag
+    # The usual revalidation sends back the very ETag it was given: no list to parse.
+    if if_none_match and (if_none_match == etag or _matches(if_none_match, etag)):
+        # No Content-Type (Django's default would be text/html): a cache updating its stored
+        # image with this answer's headers must not take the bytes for a page (RFC 9110 15.4.5).
+        response = HttpResponseNotModified()
     elif request.method == "HEAD":
         response = HttpResponse(content_type=blob.content_type)
         response.headers["Content-Length"] = str(blob.size)
@@ -90,7 +102,7 @@ def blob_response(request, blob: Blob) -> HttpResponse:
         data = blob.load()
         response = HttpResponse(data, content_type=blob.content_type)
         response.headers["Content-Length"] = str(len(data))
-    response.headers["ETag"] = blob.etag
+    response.headers["ETag"] = etag
     response.headers["Cache-Control"] = cache_control(request, blob)
     if response.status_code == 200:
         response.headers["Content-Disposition"] = content_disposition_header(

@@ -1,11 +1,16 @@
 """Every byte path's read: one indexed query of metadata, no client lookup, bytes read once."""
 
+import os
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
+from fruitcatalog.blobs import reads
+from fruitcatalog.blobs.reads import ByteReadMiddleware, _DirectStatement, _LibpqSession
+from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
 from publications.models import PublicationFruitImage
@@ -148,11 +153,11 @@ def change_before_the_bytes_are_read(monkeypatch, change):
 
     real = reads._fetch_one
 
-    def fetch(sql, params, *, binary=False):
+    def fetch(sql, params, *, binary=False, **options):
         if binary:
             monkeypatch.setattr(reads, "_fetch_one", real)
             change()
-        return real(sql, params, binary=binary)
+        return real(sql, params, binary=binary, **options)
 
     monkeypatch.setattr(reads, "_fetch_one", fetch)
 
@@ -202,3 +207,221 @@ def test_stored_bytes_run_no_script_but_the_browsers_own_viewers_keep_their_styl
         assert "default-src 'none'" in policy and "sandbox" in policy
         assert "style-src 'unsafe-inline'" in policy  # Chromium's image viewer styles inline
         assert "script-src" not in policy
+
+
+def test_a_304_carries_every_header_but_a_content_type(byte_paths, anon_client):
+    # Django's default (text/html) would be wrong here, and a cache may merge a 304's headers
+    # into the stored response.
+    for path in byte_paths:
+        etag = anon_client.get(path)["ETag"]
+        response = anon_client.get(path, HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 304, path
+        assert "Content-Type" not in response, path
+        assert response["ETag"] == etag
+        assert response["Cache-Control"] == REVALIDATE
+        assert response["Access-Control-Allow-Origin"] == "*"
+        assert response["X-Frame-Options"] == "DENY"
+        assert response["X-Content-Type-Options"] == "nosniff"  # SecurityMiddleware's
+        assert not response.content
+
+
+@pytest.mark.parametrize("spelled", ["{etag}", "W/{etag}", '"other", {etag}', "*"])
+def test_if_none_match_as_a_list_a_weak_tag_or_a_star_revalidates(byte_paths, anon_client, spelled):
+    path = byte_paths[1]
+    etag = anon_client.get(path)["ETag"]
+    response = anon_client.get(path, HTTP_IF_NONE_MATCH=spelled.format(etag=etag))
+    assert response.status_code == 304
+
+
+def test_the_version_counts_however_the_query_string_spells_it(byte_paths, anon_client):
+    path = byte_paths[1]
+    version = anon_client.get(path)["ETag"].strip('"')[:VERSION_LENGTH]
+    expected = {
+        f"{path}?v={version}": IMMUTABLE,
+        f"{path}?%76={version}": IMMUTABLE,  # a percent-encoded key is still "v"
+        f"{path}?size=1&v={version}": IMMUTABLE,
+        f"{path}?v=0000000000000000": REVALIDATE,
+        f"{path}?nav={version}": REVALIDATE,
+        f"{path}?v": REVALIDATE,
+        f"{path}?size=1": REVALIDATE,
+        path: REVALIDATE,
+    }
+    for url, cache_control in expected.items():
+        assert anon_client.get(url)["Cache-Control"] == cache_control, url
+
+
+def test_the_read_middleware_finds_the_reads_resolve_finds(byte_paths):
+    from django.conf import settings
+    from django.urls import Resolver404, resolve
+
+    middleware = ByteReadMiddleware(lambda request: None)
+    others = ["/api/v1/fruits/1/images", "/api/v1/fruits/1/images/x", "/api/v1/fruitsx/1/images/2"]
+    for path in [*byte_paths, *(f"{path}/" for path in byte_paths), *others]:
+        try:
+            match = resolve(path, urlconf=settings.FRUITCATALOG_BYTE_URLCONF)
+        except Resolver404:
+            assert middleware.match(path) is None, path
+        else:
+            read, kwargs = middleware.match(path)
+            assert read is match.func.byte_read, path
+            assert kwargs == match.kwargs, path
+
+
+def test_a_byte_urlconf_that_is_not_flat_is_resolved_as_usual(byte_paths, anon_client, settings):
+    from types import ModuleType
+
+    from django.urls import include, path
+
+    from fruitcatalog import byte_urls
+
+    nested = ModuleType("nested_byte_urls")
+    nested.urlpatterns = [path("", include(byte_urls.urlpatterns))]
+    settings.FRUITCATALOG_BYTE_URLCONF = nested
+    for byte_path in byte_paths:
+        response = anon_client.get(byte_path)
+        assert response.status_code == 200, byte_path
+        assert response["Access-Control-Allow-Origin"] == "*"  # the read middleware answered
+    assert anon_client.get("/api/v1/fruits").status_code == 200
+    assert "Access-Control-Allow-Origin" not in anon_client.get("/api/v1/fruits")
+
+
+# Reads outside a transaction, on PostgreSQL, go to libpq itself (reads._DirectStatement).
+
+
+def needs_postgresql():
+    if connection.vendor != "postgresql":
+        pytest.skip("direct reads are PostgreSQL's")
+
+
+def direct_session():
+    """What direct reads keep on the current psycopg connection (None before the first)."""
+    return getattr(connection.connection, _LibpqSession.ATTRIBUTE, None)
+
+
+def prepared_reads() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM pg_prepared_statements WHERE name LIKE 'fruitcatalog_read_%%'"
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reads_outside_a_transaction_go_to_libpq_and_answer_alike(anon_client):
+    needs_postgresql()
+    fruit = FruitFactory()
+    original, replacement = make_object_png(size=(120, 100)), make_object_png(size=(90, 70))
+    image = FruitImage.objects.create(fruit=fruit, data=original)
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}"
+    response = anon_client.get(path)
+    assert (response.status_code, response.content) == (200, original)
+    assert direct_session().prepared, "the metadata read did not go to libpq"
+    assert prepared_reads()
+    etag = response["ETag"]
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert anon_client.head(path)["Content-Length"] == str(len(original))
+    assert anon_client.get(f"{path}/thumbnail").status_code == 200
+    assert anon_client.get(f"{path}9").status_code == 404
+    assert anon_client.get(path.replace(f"/{fruit.pk}/", f"/{fruit.pk + 1}/")).status_code == 404
+    image.set_data(replacement)
+    image.save()
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).content == replacement
+    image.delete()
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_whose_statement_was_deallocated_prepares_it_again(anon_client):
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")  # as DISCARD ALL, or a pooler's reset, would
+    assert direct_session().prepared
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert prepared_reads()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_that_has_the_statement_already_uses_it(anon_client):
+    """A pooled connection may come back with statements this process prepared on it."""
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    before = prepared_reads()
+    delattr(connection.connection, _LibpqSession.ATTRIBUTE)  # what was prepared is forgotten
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert direct_session().prepared
+    assert prepared_reads() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_that_prepares_nothing_gets_unnamed_reads(anon_client):
+    """DATABASE_PREPARE_THRESHOLD=0 (for PgBouncer before 1.21): no statement is prepared."""
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    connection.ensure_connection()
+    connection.connection.prepare_threshold = None
+    try:
+        etag = anon_client.get(path)["ETag"]
+        assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+        assert direct_session() is not None
+        assert prepared_reads() == []
+    finally:
+        connection.close()  # the next test gets a connection as configured
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_direct_read_raises_djangos_errors_and_keeps_its_connection():
+    needs_postgresql()
+    from django.db import DataError
+
+    statement = _DirectStatement.of("SELECT 1 / %s", ("divisor",))
+    connection.ensure_connection()
+    with pytest.raises(DataError):
+        reads._fetch_one("SELECT 1 / %s", [0], direct=statement)
+    assert reads._fetch_one("SELECT 1 / %s", [1], direct=statement) == (1,)
+    assert direct_session().prepared
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_someone_counts_is_counted(anon_client):
+    """Query logging (DEBUG, CaptureQueriesContext) takes Django's cursor, which logs it."""
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    with CaptureQueriesContext(connection) as captured:
+        assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert len(captured.captured_queries) == 1
+
+
+def test_reads_in_a_transaction_take_djangos_cursor(byte_paths, anon_client):
+    # The test's own rows are uncommitted: only its transaction sees them.
+    assert anon_client.get(byte_paths[0]).status_code == 200
+    assert connection.in_atomic_block
+    assert not reads._runs_direct(connection)
+
+
+def test_the_libpq_form_of_a_read_numbers_its_parameters():
+    statement = _DirectStatement.of(
+        """SELECT "a" FROM "t" WHERE "b" = %s AND "c" LIKE 'x%%' AND "d" = %s""", ("id", (3,))
+    )
+    assert (
+        statement.command
+        == b"""SELECT "a" FROM "t" WHERE "b" = $1 AND "c" LIKE 'x%' AND "d" = $2"""
+    )
+    other = _DirectStatement.of("SELECT %s", ("id",))
+    assert other.name != statement.name
+    assert f"_{os.getpid()}_".encode() in other.name  # no other process has the same name
+    # Anything but integers (and their placeholders) stays with Django's cursor.
+    assert _DirectStatement.of("SELECT %s", (("text",),)) is None
+    assert _DirectStatement.of("SELECT %s", ((True,),)) is None
+    assert _DirectStatement.of("SELECT %(id)s", ("id",)) is None
+    assert _DirectStatement.of("SELECT %s, %s", ("id",)) is None

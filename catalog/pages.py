@@ -4,7 +4,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
-from fruitcatalog.pages import page_links, paginate, render_page, url_with
+from fruitcatalog.pages import render_list_page, url_with
 
 # The sorts the grid offers (the API takes a few more, which the grid honours too).
 SORTS = [("", "Catalog number"), ("name", "Name, A to Z"), ("-name", "Name, Z to A")]
@@ -24,24 +24,7 @@ def catalog_grid(request):
         "eager_cards": EAGER_CARDS,
         "section": "fruits",
     }
-    if not filterset.is_valid():
-        errors = [message for messages in filterset.errors.values() for message in messages]
-        return render_page(request, "catalog/grid.html", {**context, "errors": errors}, status=400)
-    page = paginate(request, filterset.qs)
-    if page is None:
-        return render_page(
-            request, "catalog/grid.html", {**context, "errors": ["There is no such page."]}, 404
-        )
-    context.update(
-        page=page,
-        fruits=page.object_list,
-        page_links=page_links(request, page),
-        previous_url=url_with(request, page=page.previous_page_number())
-        if page.has_previous()
-        else "",
-        next_url=url_with(request, page=page.next_page_number()) if page.has_next() else "",
-    )
-    return render_page(request, "catalog/grid.html", context)
+    return render_list_page(request, "catalog/grid.html", filterset, context, items="fruits")
 
 
 def type_chips(request) -> list[dict]:

@@ -17,6 +17,7 @@ from fruitcatalog.pagination import PageNumberPagination, ScalablePaginator
 
 PAGE_SIZE = PageNumberPagination.page_size  # a grid page and an API page hold the same fruits
 PAGE_WINDOW = 2  # page links shown on each side of the current one
+NO_SUCH_PAGE = "There is no such page."
 # Pages load their stylesheet, script and images from this origin only; should some text slip
 # through escaping, the browser still runs nothing from elsewhere and nothing inline.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -60,6 +61,34 @@ def paginate(request, queryset):
         return paginator.page(request.GET.get("page") or 1)
     except (EmptyPage, PageNotAnInteger):
         return None
+
+
+def render_list_page(request, template: str, filterset, context: dict, *, items: str):
+    """A filtered, numbered list page: `filterset`'s rows, page by page, as `items`.
+
+    A bad parameter is a 400 page naming it, a page past the end a 404 page; both keep the
+    search form (`context`) so the visitor can change what they asked.
+    """
+    if not filterset.is_valid():
+        errors = [message for messages in filterset.errors.values() for message in messages]
+        return render_page(request, template, {**context, "errors": errors}, status=400)
+    page = paginate(request, filterset.qs)
+    if page is None:
+        return render_page(
+            request, template, {**context, "errors": ["There is no such page."]}, 404
+        )
+    previous_url = (
+        url_with(request, page=page.previous_page_number()) if page.has_previous() else ""
+    )
+    next_url = page.has_next() and url_with(request, page=page.next_page_number())
+    context.update(
+        {items: page.object_list},
+        page=page,
+        page_links=page_links(request, page),
+        previous_url=previous_url,
+        next_url=next_url,
+    )
+    return render_page(request, template, context)
 
 
 def page_links(request, page) -> list[PageLink]:

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
 from fruitcatalog.ids import ID_MAX
-from fruitcatalog.pages import not_found, page_links, paginate, render_page, url_with
+from fruitcatalog.pages import not_found, render_list_page, render_page
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
@@ -54,27 +54,9 @@ def publication_list(request):
         .in_default_order(),
     )
     context = {"search": request.GET.get("search", "").strip(), "section": "publications"}
-    if not filterset.is_valid():
-        errors = [message for messages in filterset.errors.values() for message in messages]
-        return render_page(request, "publications/list.html", {**context, "errors": errors}, 400)
-    page = paginate(request, filterset.qs)
-    if page is None:
-        return render_page(
-            request,
-            "publications/list.html",
-            {**context, "errors": ["There is no such page."]},
-            404,
-        )
-    context.update(
-        page=page,
-        publications=page.object_list,
-        page_links=page_links(request, page),
-        previous_url=url_with(request, page=page.previous_page_number())
-        if page.has_previous()
-        else "",
-        next_url=url_with(request, page=page.next_page_number()) if page.has_next() else "",
+    return render_list_page(
+        request, "publications/list.html", filterset, context, items="publications"
     )
-    return render_page(request, "publications/list.html", context)
 
 
 @require_safe

@@ -7,18 +7,7 @@ from django.db import connections
 
 from catalog.models import FruitImage
 from fruitcatalog.blobs.tests.media import make_object_png
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from fruitcatalog.tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [
     pytest.mark.browser,

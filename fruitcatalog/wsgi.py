@@ -8,7 +8,13 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
 
-application = get_wsgi_application()
+# Byte reads (thumbnails above all) are answered in front of Django's handler, which answers the
+# rest: fruitcatalog/blobs/wsgi.py.
+django_application = get_wsgi_application()
+
+from fruitcatalog.blobs.wsgi import ByteReadApplication  # noqa: E402  (needs Django set up)
+
+application = ByteReadApplication(django_application)
 
 # Serving refuses to start without a secret key when debug is off; commands that sign nothing
 # (migrate, makemigrations, collectstatic, backfill_thumbnails) run without one.

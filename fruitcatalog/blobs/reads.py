@@ -41,7 +41,7 @@ from django.urls import Resolver404, URLPattern, get_resolver
 
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
-from fruitcatalog.blobs.responses import Blob, blob_response
+from fruitcatalog.blobs.responses import Answer, Blob, blob_answer, http_response
 from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
 
 READ_METHODS = frozenset({"GET", "HEAD"})
@@ -125,19 +125,24 @@ class ByteRead:
     _statements: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __call__(self, request, **kwargs) -> HttpResponse:
+        answer = self.answer(request, kwargs)
+        return json_not_found(request) if answer is None else http_response(answer)
+
+    def answer(self, request, kwargs: dict) -> Answer | None:
+        """The answer to a GET or HEAD of the path with these keywords; None for a 404."""
         for spec in (self.spec, self.fallback):
             if spec is None:
                 break
             statement = self._statement(spec, kwargs, request.method == "HEAD")
             row = statement.fetch(kwargs)
             if row is None:
-                return json_not_found(request)
+                return None
             if row["sha256"]:
                 try:
-                    return blob_response(request, self._blob(statement.model, spec, row, kwargs))
+                    return blob_answer(request, self._blob(statement.model, spec, row, kwargs))
                 except Replaced:  # deleted or replaced since its metadata was read
-                    return json_not_found(request)
-        return json_not_found(request)
+                    return None
+        return None
 
     def _statement(self, spec, kwargs, with_size: bool) -> _Statement:
         key = (spec.name, with_size, tuple(sorted(kwargs)))
@@ -293,19 +298,13 @@ class ByteReadMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        # What the skipped middleware would add (X-Frame-Options), and CORS for any origin.
-        self.headers = {
-            "Access-Control-Allow-Origin": "*",
-            "Access-Control-Expose-Headers": ", ".join(settings.CORS_EXPOSE_HEADERS),
-            "X-Frame-Options": settings.X_FRAME_OPTIONS,
-        }
-        self._routes: tuple = (None, None)  # (the resolver, its byte paths: `_byte_routes`)
+        self.headers = dict(read_headers())
 
     def __call__(self, request):
         path = request.path_info
         if request.method not in READ_METHODS or not path.startswith("/api/"):
             return self.get_response(request)
-        found = self.match(path)
+        found = match_byte_path(path)
         if found is None:
             return self.get_response(request)
         read, kwargs = found
@@ -321,32 +320,50 @@ class ByteReadMiddleware:
             headers[name] = value
         return response
 
-    def match(self, path: str) -> tuple["ByteRead", dict] | None:
-        """The read of a byte path and the path's keywords, or None for any other path.
 
-        What `resolve()` would find in the byte URLconf, without building a `ResolverMatch`:
-        the URLconf is a flat list of patterns (fruitcatalog/byte_urls.py), tried in order
-        here as the resolver would; any other shape of URLconf is resolved as usual.
-        """
-        resolver = get_resolver(settings.FRUITCATALOG_BYTE_URLCONF)
-        cached, routes = self._routes
-        if cached is not resolver:  # first use, or the URLconf changed (tests)
-            routes = _byte_routes(resolver)
-            self._routes = (resolver, routes)
-        if routes is None:
-            try:
-                match = resolver.resolve(path)
-            except Resolver404:
-                return None
-            return match.func.byte_read, match.kwargs
-        root = resolver.pattern.match(path)
-        if root is not None:
-            rest = root[0]
-            for pattern, read, defaults in routes:
-                found = pattern.match(rest)
-                if found is not None:
-                    return read, ({**found[2], **defaults} if defaults else found[2])
-        return None
+def read_headers() -> list[tuple[str, str]]:
+    """What every answer to a byte read carries besides its own headers and the security ones.
+
+    What the middleware a read skips would add (`X-Frame-Options`), and CORS for any origin.
+    """
+    return [
+        ("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Expose-Headers", ", ".join(settings.CORS_EXPOSE_HEADERS)),
+        ("X-Frame-Options", settings.X_FRAME_OPTIONS),
+    ]
+
+
+# The byte URLconf's resolver and its byte paths (`_byte_routes`), as last found.
+_routes: tuple = (None, None)
+
+
+def match_byte_path(path: str) -> tuple[ByteRead, dict] | None:
+    """The read of a byte path and the path's keywords, or None for any other path.
+
+    What `resolve()` would find in `FRUITCATALOG_BYTE_URLCONF`, without building a
+    `ResolverMatch`: the URLconf is a flat list of patterns (fruitcatalog/byte_urls.py), tried in
+    order here as the resolver would; any other shape of URLconf is resolved as usual.
+    """
+    global _routes
+    resolver = get_resolver(settings.FRUITCATALOG_BYTE_URLCONF)
+    cached, routes = _routes
+    if cached is not resolver:  # first use, or the URLconf changed (tests)
+        routes = _byte_routes(resolver)
+        _routes = (resolver, routes)
+    if routes is None:
+        try:
+            match = resolver.resolve(path)
+        except Resolver404:
+            return None
+        return match.func.byte_read, match.kwargs
+    root = resolver.pattern.match(path)
+    if root is not None:
+        rest = root[0]
+        for pattern, read, defaults in routes:
+            found = pattern.match(rest)
+            if found is not None:
+                return read, ({**found[2], **defaults} if defaults else found[2])
+    return None
 
 
 def _byte_routes(resolver) -> list | None:

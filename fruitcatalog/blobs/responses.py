@@ -9,7 +9,7 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseNotModified, QueryDict
 from django.utils.http import content_disposition_header, parse_etags
 
 VERSION_PARAMETER = "v"
@@ -61,17 +61,16 @@ def _matches(if_none_match: str, etag: str) -> bool:
     return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)
 
 
-def cache_control(request, blob: Blob) -> str:
+def cache_control(query_string: str, blob: Blob) -> str:
     """`immutable` for a URL whose version names these bytes, `no-cache` for any other.
 
     A stale or unknown version is answered with the current bytes, not redirected to the current
     version: one round trip instead of two, and since the answer is `no-cache`, no cache pins
     these bytes under a version that names other bytes.
     """
-    query = request.META.get("QUERY_STRING", "")
-    if _VERSION_KEY not in query and "%" not in query:
+    if _VERSION_KEY not in query_string and "%" not in query_string:
         return REVALIDATE
-    requested = request.GET.get(VERSION_PARAMETER)
+    requested = QueryDict(query_string).get(VERSION_PARAMETER)
     if requested is not None and requested == version_of(blob.sha256):
         return IMMUTABLE
     return REVALIDATE
@@ -82,35 +81,66 @@ def cache_control(request, blob: Blob) -> str:
 _VERSION_KEY = f"{VERSION_PARAMETER}="
 
 
-def blob_response(request, blob: Blob) -> HttpResponse:
+@dataclass(frozen=True)
+class Answer:
+    """A byte response as status, headers and body: what `blob_response` and the WSGI front send."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes = b""
+
+
+def blob_answer(request, blob: Blob) -> Answer:
     """200 with the bytes, 304 when `If-None-Match` matches, headers only for HEAD.
 
     Neither 304 nor HEAD calls `blob.load`, so they never read the byte column. Caching follows
-    the URL's version (`cache_control`).
+    the URL's version (`cache_control`). `request` is read for its method and `META` only.
     """
-    if_none_match = request.META.get("HTTP_IF_NONE_MATCH", "")
+    meta = request.META
+    if_none_match = meta.get("HTTP_IF_NONE_MATCH", "")
     etag = blob.etag
+    caching = cache_control(meta.get("QUERY_STRING", ""), blob)
+    validators = [("ETag", etag), ("Cache-Control", caching)]
     # The usual revalidation sends back the very ETag it was given: no list to parse.
     if if_none_match and (if_none_match == etag or _matches(if_none_match, etag)):
         # No Content-Type (Django's default would be text/html): a cache updating its stored
         # image with this answer's headers must not take the bytes for a page (RFC 9110 15.4.5).
+        return Answer(304, validators)
+    head = request.method == "HEAD"
+    body = b"" if head else blob.load()
+    return Answer(
+        200,
+        [
+            ("Content-Type", blob.content_type),
+            ("Content-Length", str(blob.size if head else len(body))),
+            *validators,
+            ("Content-Disposition", _inline(blob.filename)),
+            ("X-Content-Type-Options", "nosniff"),
+            # Stored bytes are never a page: should a browser render one anyway, it runs nothing.
+            # Inline styles stay allowed for the browser's own image and PDF viewers (GitHub
+            # sends the same for raw files); scripts, frames and everything else are refused.
+            ("Content-Security-Policy", BYTES_CONTENT_SECURITY_POLICY),
+        ],
+        body,
+    )
+
+
+def _inline(filename: str) -> str:
+    return content_disposition_header(as_attachment=False, filename=filename)
+
+
+def blob_response(request, blob: Blob) -> HttpResponse:
+    """`blob_answer` as a Django response."""
+    return http_response(blob_answer(request, blob))
+
+
+def http_response(answer: Answer) -> HttpResponse:
+    """An `Answer` as a Django response (a 304 without Django's default `Content-Type`)."""
+    if answer.status == 304:
         response = HttpResponseNotModified()
-    elif request.method == "HEAD":
-        response = HttpResponse(content_type=blob.content_type)
-        response.headers["Content-Length"] = str(blob.size)
     else:
-        data = blob.load()
-        response = HttpResponse(data, content_type=blob.content_type)
-        response.headers["Content-Length"] = str(len(data))
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = cache_control(request, blob)
-    if response.status_code == 200:
-        response.headers["Content-Disposition"] = content_disposition_header(
-            as_attachment=False, filename=blob.filename
-        )
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        # Stored bytes are never a page: should a browser render one anyway, it runs nothing.
-        # Inline styles stay allowed for the browser's own image and PDF viewers (GitHub sends
-        # the same for raw files); scripts, frames and everything else are refused.
-        response.headers["Content-Security-Policy"] = BYTES_CONTENT_SECURITY_POLICY
+        response = HttpResponse(answer.body, status=answer.status)
+    headers = response.headers
+    for name, value in answer.headers:
+        headers[name] = value
     return response

@@ -1,0 +1,117 @@
+"""Byte reads answered in front of Django's handler: the WSGI application the service runs.
+
+A thumbnail's revalidation is the request card grids make most, and its answer is one query of
+metadata. Inside Django's handler that query was about half of the request's cost: the handler
+sends its request signals (each walking every database connection and cache), builds a
+`WSGIRequest` and an `HttpResponse` and passes them through the middleware stack.
+`ByteReadApplication` answers a GET or HEAD of a byte path with what the read needs (the path's
+keywords, the host check, the read's one query) and hands every other request to Django.
+
+It keeps every rule of the Django stack's answer, which `ByteReadMiddleware` gives where this
+front is not installed (the test client, a server given Django's own application):
+
+- the same headers: the read's `Answer`, `read_headers()`, and the security headers as Django's
+  `SecurityMiddleware` computes them (asked once per process and scheme, and again when a
+  setting changes);
+- the database connection's upkeep of Django's request signals: a persistent connection whose
+  age is over `CONN_MAX_AGE` or that saw errors is closed, before and after the read;
+- the same 503 for a database that cannot be reached;
+- anything else — a 404, a disallowed host, an HTTPS redirect, a `SCRIPT_NAME`, a lost race,
+  an unexpected error — goes to Django's handler, which answers it as it always has (a 404 is
+  one more query, and 404s on byte paths are rare).
+"""
+
+from http import HTTPStatus
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
+from django.http import HttpResponse
+from django.middleware.security import SecurityMiddleware
+
+from fruitcatalog.blobs.reads import READ_METHODS, match_byte_path, read_headers
+from fruitcatalog.blobs.responses import Answer
+from fruitcatalog.exceptions import database_error_response, is_lost_race
+
+
+class ByteReadApplication:
+    """WSGI: GET and HEAD of a byte path answered here; everything else by `application`."""
+
+    def __init__(self, application):
+        self.application = application
+        # Headers every answer gets, by whether the request came over HTTPS (`_headers`).
+        self._extra: dict[bool, list[tuple[str, str]]] = {}
+        setting_changed.connect(self._forget_headers, weak=False)
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if (
+            environ["REQUEST_METHOD"] not in READ_METHODS
+            or not path.startswith("/api/")
+            or not path.isascii()  # Django re-decodes a non-ASCII path; a byte path is ASCII
+            or environ.get("SCRIPT_NAME")
+        ):
+            return self.application(environ, start_response)
+        found = match_byte_path(path)
+        if found is None:
+            return self.application(environ, start_response)
+        try:
+            answer = self._answer(WSGIRequest(environ), *found)
+        except Exception:  # Django's handler answers (and logs) it as usual
+            answer = None
+        if answer is None:
+            return self.application(environ, start_response)
+        start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", answer.headers)
+        return [answer.body]
+
+    def _answer(self, request, read, kwargs) -> Answer | None:
+        """The read's answer with every header, or None for Django's handler to answer."""
+        secure = request.is_secure()
+        if (settings.SECURE_SSL_REDIRECT and not secure) or settings.FORCE_SCRIPT_NAME:
+            return None
+        try:
+            request.get_host()  # ALLOWED_HOSTS
+        except DisallowedHost:
+            return None
+        db = connections[DEFAULT_DB_ALIAS]
+        _upkeep(db)  # what the request_started signal does
+        try:
+            answer = read.answer(request, kwargs)
+        except (OperationalError, InterfaceError) as error:
+            if is_lost_race(error):
+                return None
+            response = database_error_response(error, request.path)
+            answer = Answer(response.status_code, list(response.items()), response.content)
+        finally:
+            _upkeep(db)  # and request_finished
+        if answer is None:
+            return None
+        present = {name.lower() for name, _ in answer.headers}
+        extra = self._headers(request, secure)
+        answer.headers.extend(header for header in extra if header[0].lower() not in present)
+        return answer
+
+    def _headers(self, request, secure: bool) -> list[tuple[str, str]]:
+        """`read_headers()` and what `SecurityMiddleware` adds to an answer for this scheme."""
+        extra = self._extra.get(secure)
+        if extra is None:
+            response = HttpResponse()
+            del response.headers["Content-Type"]
+            SecurityMiddleware(lambda request: response).process_response(request, response)
+            extra = self._extra[secure] = [*read_headers(), *response.items()]
+        return extra
+
+    def _forget_headers(self, **kwargs) -> None:
+        self._extra = {}
+
+
+def _upkeep(db) -> None:
+    """Close the connection if it is past `CONN_MAX_AGE` or broken, as Django's signals do.
+
+    Never inside a transaction: none is open between requests, but a test's transaction may be
+    (Django's test client holds the same upkeep back for it).
+    """
+    if not db.in_atomic_block:
+        db.close_if_unusable_or_obsolete()

@@ -1,0 +1,146 @@
+"""The WSGI application's front for byte reads answers exactly as the whole Django stack does."""
+
+import time
+from unittest import mock
+
+import pytest
+from django.core.wsgi import get_wsgi_application
+from django.db import OperationalError, connection
+
+from fruitcatalog import wsgi
+from fruitcatalog.blobs.responses import version_of
+from fruitcatalog.blobs.wsgi import ByteReadApplication
+from fruitcatalog.tests.queries import reading_no_bytes
+from fruitcatalog.tests.test_byte_reads import byte_paths  # noqa: F401  (a fixture)
+from fruitcatalog.tests.wsgi_client import WSGIClient
+
+pytestmark = pytest.mark.django_db
+
+
+class Spy:
+    """Django's application, counting the requests the front handed to it."""
+
+    def __init__(self):
+        self.paths = []
+
+    def __call__(self, environ, start_response):
+        self.paths.append(environ["PATH_INFO"])
+        return wsgi.django_application(environ, start_response)
+
+
+@pytest.fixture
+def django_app():
+    return Spy()
+
+
+@pytest.fixture
+def front(django_app):
+    return WSGIClient(ByteReadApplication(django_app))
+
+
+def answer(response) -> tuple:
+    headers = dict(response.headers) if hasattr(response, "header_list") else dict(response.items())
+    return response.status_code, headers, response.content
+
+
+def variants(client, path: str) -> dict:
+    """The ways clients read a byte path: plain, revalidated, HEAD, by version, stale version."""
+    current = client.get(path)
+    etag = current["ETag"]
+    return {
+        "get": ("get", path, {}),
+        "304": ("get", path, {"HTTP_IF_NONE_MATCH": etag}),
+        "304, weak in a list": ("get", path, {"HTTP_IF_NONE_MATCH": f'"x", W/{etag}'}),
+        "stale etag": ("get", path, {"HTTP_IF_NONE_MATCH": '"stale"'}),
+        "head": ("head", path, {}),
+        "current version": ("get", f"{path}?v={version_of(etag.strip(chr(34)))}", {}),
+        "stale version": ("get", f"{path}?v=0123456789abcdef", {}),
+        "over https": ("get", path, {"secure": True}),
+    }
+
+
+def test_the_real_application_has_the_front():
+    assert isinstance(wsgi.application, ByteReadApplication)
+    assert wsgi.application.application is wsgi.django_application
+
+
+@pytest.mark.parametrize("hsts", [0, 3600])
+def test_byte_reads_are_answered_in_front_as_the_django_stack_answers(
+    byte_paths, front, django_app, anon_client, settings, hsts  # noqa: F811
+):
+    settings.SECURE_HSTS_SECONDS = hsts
+    for path in byte_paths:
+        for name, (method, url, extra) in variants(anon_client, path).items():
+            expected = getattr(anon_client, method)(url, **extra)
+            got = getattr(front, method)(url, **extra)
+            assert answer(got) == answer(expected), (name, url)
+    assert django_app.paths == []  # none of them reached Django's handler
+    assert ("Strict-Transport-Security" in got) == bool(hsts)  # the last one, over HTTPS
+
+
+def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):  # noqa: F811
+    for path in byte_paths:
+        etag = front.get(path)["ETag"]
+        with reading_no_bytes() as captured:
+            response = front.get(path, HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 304
+        assert "Content-Type" not in response
+        assert len(captured.captured_queries) == 1, path
+
+
+def test_what_the_front_does_not_answer_django_answers_as_ever(
+    byte_paths, front, django_app, anon_client, settings  # noqa: F811
+):
+    image = byte_paths[0]
+    cases = [
+        ("get", image + "9", {}),  # no such image: Django's JSON 404
+        ("get", image, {"HTTP_HOST": "evil.example"}),  # a host not allowed: 400
+        ("options", image, {}),  # not a read
+        ("get", "/api/v1/fruits", {}),  # not a byte path
+    ]
+    for method, url, extra in cases:
+        if method == "options":
+            got = front.request("OPTIONS", url)
+        else:
+            got = getattr(front, method)(url, **extra)
+        expected = getattr(anon_client, method)(url, **extra)
+        assert got.status_code == expected.status_code, url
+        assert got.content == expected.content, url
+    assert front.get(image + "9").json() == {"detail": "Not found."}
+    assert len(django_app.paths) == len(cases) + 1
+    # Django's handler reads its middleware's settings when it loads it: a new one, redirecting.
+    settings.SECURE_SSL_REDIRECT = True
+    redirecting = WSGIClient(ByteReadApplication(get_wsgi_application()))
+    response = redirecting.get(image)
+    assert response.status_code == 301
+    assert response["Location"] == f"https://testserver{image}"
+
+
+def test_an_unreachable_database_is_the_json_503_in_front(byte_paths, front, django_app):  # noqa: F811
+    refused = OperationalError("connection to server at 127.0.0.1 refused")
+    with mock.patch.object(connection, "cursor", side_effect=refused):
+        response = front.get(byte_paths[1])
+    assert response.status_code == 503
+    assert response.json() == {"detail": "The database is unavailable; try again shortly."}
+    assert response["Retry-After"]
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert django_app.paths == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_front_closes_a_connection_past_its_age_as_django_does(front):
+    from catalog.models import FruitImage
+    from catalog.tests.factories import FruitFactory
+    from fruitcatalog.blobs.tests.media import make_object_png
+
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    connection.ensure_connection()
+    with mock.patch.object(connection, "close", wraps=connection.close) as close:
+        connection.close_at = None  # persistent, no age limit: kept
+        assert front.get(path).status_code == 200
+        assert close.call_count == 0
+        connection.close_at = time.monotonic() - 1  # past CONN_MAX_AGE: closed
+        assert front.get(path).status_code == 200
+        assert close.call_count >= 1

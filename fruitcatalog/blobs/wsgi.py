@@ -43,7 +43,7 @@ class ByteReadApplication:
         self.application = application
         # Headers every answer gets, by whether the request came over HTTPS (`_headers`).
         self._extra: dict[bool, list[tuple[str, str]]] = {}
-        setting_changed.connect(self._forget_headers, weak=False)
+        setting_changed.connect(self._forget_headers)
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
@@ -76,7 +76,8 @@ class ByteReadApplication:
         except DisallowedHost:
             return None
         db = connections[DEFAULT_DB_ALIAS]
-        _upkeep(db)  # what the request_started signal does
+        db.queries_log.clear()  # what the request_started signal does: reset_queries()
+        _upkeep(db)  # and close_old_connections()
         try:
             answer = read.answer(request, kwargs)
         except (OperationalError, InterfaceError) as error:

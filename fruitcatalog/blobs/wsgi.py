@@ -21,6 +21,7 @@ front is not installed (the test client, a server given Django's own application
   one more query, and 404s on byte paths are rare).
 """
 
+import logging
 from http import HTTPStatus
 
 from django.conf import settings
@@ -34,6 +35,8 @@ from django.middleware.security import SecurityMiddleware
 from fruitcatalog.blobs.reads import READ_METHODS, match_byte_path, read_headers
 from fruitcatalog.blobs.responses import Answer
 from fruitcatalog.exceptions import database_error_response, is_lost_race
+
+logger = logging.getLogger(__name__)
 
 
 class ByteReadApplication:
@@ -59,7 +62,8 @@ class ByteReadApplication:
             return self.application(environ, start_response)
         try:
             answer = self._answer(WSGIRequest(environ), *found)
-        except Exception:  # Django's handler answers (and logs) it as usual
+        except Exception:  # Django's handler answers it as usual; a failing front must show
+            logger.exception("Byte read front failed for %s; Django's handler answers", path)
             answer = None
         if answer is None:
             return self.application(environ, start_response)

@@ -144,3 +144,11 @@ def test_the_front_closes_a_connection_past_its_age_as_django_does(front):
         connection.close_at = time.monotonic() - 1  # past CONN_MAX_AGE: closed
         assert front.get(path).status_code == 200
         assert close.call_count >= 1
+
+
+def test_a_failing_front_is_logged_and_django_answers(byte_paths, front, django_app, caplog):  # noqa: F811
+    with mock.patch("fruitcatalog.blobs.wsgi.read_headers", side_effect=RuntimeError("a bug")):
+        response = front.get(byte_paths[1])
+    assert response.status_code == 200
+    assert django_app.paths == [byte_paths[1]]
+    assert "Byte read front failed" in caplog.text

@@ -1,7 +1,7 @@
 """Admin for curators: fruits with their synonyms and images, and the images with thumbnails.
 
 Lists stay fast on large tables: the fruit changelist takes its image column from the card
-annotations of `with_list_data()` and its synonyms from one prefetch, images are listed without
+annotations of `with_list_data()` and its synonyms from the same query, images are listed without
 their byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints with
 the content's version, so a replaced image never shows its old thumbnail.
 """
@@ -105,7 +105,7 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
 
     @admin.display(description="Synonyms")
     def synonym_list(self, fruit):
-        """The synonyms in their order (from the prefetch)."""
+        """The synonyms in their order (from the list query)."""
         return ", ".join(fruit.synonym_names)
 
     @admin.display(description="Images")

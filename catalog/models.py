@@ -1,5 +1,7 @@
 """Fruits, their synonyms and images."""
 
+import json
+
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
@@ -37,11 +39,48 @@ class FruitType(models.TextChoices):
     OTHER = "other", "Other"
 
 
+class ListSubquery(Subquery):
+    """The rows of a one-column queryset as one Python list, in the queryset's order.
+
+    A correlated subquery per row instead of a prefetch: no second query, no model instance per
+    value. PostgreSQL builds an array (`ARRAY(...)`); SQLite a JSON array over the ordered rows
+    (a subquery with ORDER BY under an aggregate is not flattened, so the order holds).
+    """
+
+    output_field = models.JSONField()
+
+    def __init__(self, queryset, **extra):
+        (column,) = queryset.query.values_select or queryset.query.annotation_select
+        self.column = column
+        super().__init__(queryset, **extra)
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, template="ARRAY(%(subquery)s)", **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler,
+            connection,
+            template="(SELECT json_group_array(%(column)s) FROM (%(subquery)s))",
+            column=connection.ops.quote_name(self.column),
+            **extra,
+        )
+
+    def get_db_converters(self, connection):
+        return [self._as_list]
+
+    @staticmethod
+    def _as_list(value, expression, connection):
+        if value is None:
+            return []
+        return json.loads(value) if isinstance(value, str) else list(value)
+
+
 class FruitQuerySet(models.QuerySet):
     """Query shapes for fruits."""
 
     def with_list_data(self):
-        """What a card needs, prefetched synonyms besides: constant queries a page, no bytes.
+        """What a card needs, synonyms included: one query for a page's rows, no bytes.
 
         Annotates `image_count` and the card image (the one curators chose, else the oldest):
         `card_image_id`, `card_thumbnail_sha256` (the hash of what its thumbnail endpoint
@@ -49,9 +88,11 @@ class FruitQuerySet(models.QuerySet):
         `Fruit.card_thumbnail` turns into a versioned URL and a size. Correlated subqueries
         rather than JOIN + GROUP BY, so the database computes them only for the rows of the
         page; each card subquery is one probe of the card index (`catalog_fruitimage_card_idx`).
+        `synonyms_in_order` holds the synonyms' names (`Fruit.synonym_names`), in their order.
         """
         images = FruitImage.objects.filter(fruit=OuterRef("pk"))
         card = images.in_card_order()
+        synonyms = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
         return self.annotate(
             image_count=Coalesce(
                 Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
@@ -60,7 +101,8 @@ class FruitQuerySet(models.QuerySet):
             card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
             card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
             card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
-        ).prefetch_related(Prefetch("synonyms", queryset=FruitSynonym.objects.order_by("position")))
+            synonyms_in_order=ListSubquery(synonyms.values("name")),
+        )
 
     def with_card_choice(self):
         """Annotate `chosen_card_image_id`: the image curators chose for the card, or None.
@@ -164,7 +206,10 @@ class Fruit(models.Model):
 
     @property
     def synonym_names(self) -> list[str]:
-        """Synonyms in their stored order (uses the prefetch cache when present)."""
+        """Synonyms in their stored order: from `with_list_data()`, else the prefetch or a query."""
+        names = self.__dict__.get("synonyms_in_order")
+        if names is not None:
+            return names
         return [synonym.name for synonym in self.synonyms.all()]
 
     def refresh_search_text(self, synonym_names=None):

@@ -360,3 +360,21 @@ def test_search_never_matches_across_name_and_synonyms(anon_client, fruit_factor
     assert anon_client.get(FRUITS, {"search": "a\nb"}).json()["count"] == 0
     assert anon_client.get(FRUITS, {"search": "a\x1fb"}).json()["count"] == 0
     assert anon_client.get(FRUITS, {"search": "b"}).json()["count"] == 1
+
+
+def test_synonyms_are_listed_in_their_stored_order_not_by_name_or_id(anon_client, fruit_factory):
+    fruit = fruit_factory(name="Apfel", synonyms=["Anna", "Berta", "Clara", "Dora"])
+    # Positions reversed behind the rows' backs: ids and names now run against the order.
+    for synonym in FruitSynonym.objects.filter(fruit=fruit):
+        FruitSynonym.objects.filter(pk=synonym.pk).update(position=10 - synonym.position)
+    expected = ["Dora", "Clara", "Berta", "Anna"]
+    assert anon_client.get(f"{FRUITS}/{fruit.pk}").json()["synonyms"] == expected
+    assert anon_client.get(FRUITS).json()["results"][0]["synonyms"] == expected
+    assert "Dora, Clara, Berta, Anna" in anon_client.get("/").content.decode()
+    assert Fruit.objects.with_list_data().get(pk=fruit.pk).synonym_names == expected
+    assert Fruit.objects.get(pk=fruit.pk).synonym_names == expected
+
+
+def test_a_fruit_without_synonyms_lists_an_empty_list(anon_client, fruit_factory):
+    fruit_factory(name="Apfel")
+    assert anon_client.get(FRUITS).json()["results"][0]["synonyms"] == []

@@ -3,7 +3,7 @@
 import json
 
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import NotSupportedError, models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -53,6 +53,11 @@ class ListSubquery(Subquery):
         (column,) = queryset.query.values_select or queryset.query.annotation_select
         self.column = column
         super().__init__(queryset, **extra)
+
+    def as_sql(self, compiler, connection, template=None, **extra):
+        if template is None:  # neither PostgreSQL nor SQLite: a scalar subquery would be wrong
+            raise NotSupportedError(f"ListSubquery has no SQL for {connection.vendor}.")
+        return super().as_sql(compiler, connection, template=template, **extra)
 
     def as_postgresql(self, compiler, connection, **extra):
         return self.as_sql(compiler, connection, template="ARRAY(%(subquery)s)", **extra)

@@ -42,6 +42,7 @@ def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
         FruitSynonym(fruit=fruit, name=name, name_key=name_key(name), position=index)
         for index, name in enumerate(names)
     )
+    fruit.__dict__.pop("synonyms_in_order", None)  # what `with_list_data()` read is stale now
 
 
 def fruit_save(

@@ -378,3 +378,13 @@ def test_synonyms_are_listed_in_their_stored_order_not_by_name_or_id(anon_client
 def test_a_fruit_without_synonyms_lists_an_empty_list(anon_client, fruit_factory):
     fruit_factory(name="Apfel")
     assert anon_client.get(FRUITS).json()["results"][0]["synonyms"] == []
+
+
+def test_a_fruit_read_for_a_list_shows_its_new_synonyms_after_they_are_set(fruit_factory):
+    from catalog.services import fruit_set_synonyms
+
+    fruit = fruit_factory(name="Apfel", synonyms=["Eins"])
+    listed = Fruit.objects.with_list_data().get(pk=fruit.pk)
+    assert listed.synonym_names == ["Eins"]
+    fruit_set_synonyms(fruit=listed, names=["Zwei", "Drei"])
+    assert listed.synonym_names == ["Zwei", "Drei"]

@@ -15,26 +15,28 @@ front is not installed (the test client, a server given Django's own application
   setting changes);
 - the database connection's upkeep of Django's request signals: a persistent connection whose
   age is over `CONN_MAX_AGE` or that saw errors is closed, before and after the read;
-- the same 503 for a database that cannot be reached;
-- anything else — a 404, a disallowed host, an HTTPS redirect, a `SCRIPT_NAME`, a lost race,
-  an unexpected error — goes to Django's handler, which answers it as it always has (a 404 is
-  one more query, and 404s on byte paths are rare).
+- the same JSON 404 for a row that is not there (or was replaced during the read) and the same
+  503 for a database that cannot be reached, each logged as Django's handler logs them;
+- anything else — a disallowed host, an HTTPS redirect, a `SCRIPT_NAME`, a query string over
+  Django's limits, a lost race, an unexpected error — goes to Django's handler, which answers it
+  as it always has (an unexpected error is logged first: a failing front must show).
 """
 
 import logging
 from http import HTTPStatus
 
 from django.conf import settings
-from django.core.exceptions import DisallowedHost
+from django.core.exceptions import DisallowedHost, SuspiciousOperation
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
 from django.http import HttpResponse
 from django.middleware.security import SecurityMiddleware
+from django.utils.log import log_response
 
 from fruitcatalog.blobs.reads import READ_METHODS, match_byte_path, read_headers
 from fruitcatalog.blobs.responses import Answer
-from fruitcatalog.exceptions import database_error_response, is_lost_race
+from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +64,8 @@ class ByteReadApplication:
             return self.application(environ, start_response)
         try:
             answer = self._answer(WSGIRequest(environ), *found)
+        except SuspiciousOperation:  # Django answers (400) and logs it as a security event
+            answer = None
         except Exception:  # Django's handler answers it as usual; a failing front must show
             logger.exception("Byte read front failed for %s; Django's handler answers", path)
             answer = None
@@ -80,19 +84,19 @@ class ByteReadApplication:
         except DisallowedHost:
             return None
         db = connections[DEFAULT_DB_ALIAS]
-        db.queries_log.clear()  # what the request_started signal does: reset_queries()
+        if not db.force_debug_cursor:  # what request_started does (a test's capture holds it)
+            db.queries_log.clear()
         _upkeep(db)  # and close_old_connections()
         try:
             answer = read.answer(request, kwargs)
+            if answer is None:
+                answer = _logged(request, json_not_found(request))
         except (OperationalError, InterfaceError) as error:
             if is_lost_race(error):
                 return None
-            response = database_error_response(error, request.path)
-            answer = Answer(response.status_code, list(response.items()), response.content)
+            answer = _logged(request, database_error_response(error, request.path))
         finally:
             _upkeep(db)  # and request_finished
-        if answer is None:
-            return None
         present = {name.lower() for name, _ in answer.headers}
         extra = self._headers(request, secure)
         answer.headers.extend(header for header in extra if header[0].lower() not in present)
@@ -110,6 +114,14 @@ class ByteReadApplication:
 
     def _forget_headers(self, **kwargs) -> None:
         self._extra = {}
+
+
+def _logged(request, response) -> Answer:
+    """An error response as an `Answer`, logged as Django's handler logs a 4xx or 5xx."""
+    log_response(
+        "%s: %s", response.reason_phrase, request.path, response=response, request=request
+    )
+    return Answer(response.status_code, list(response.items()), response.content)
 
 
 def _upkeep(db) -> None:

@@ -1,5 +1,6 @@
 """The WSGI application's front for byte reads answers exactly as the whole Django stack does."""
 
+import re
 import time
 from unittest import mock
 
@@ -39,8 +40,9 @@ def front(django_app):
 
 
 def answer(response) -> tuple:
-    headers = dict(response.headers) if hasattr(response, "header_list") else dict(response.items())
-    return response.status_code, headers, response.content
+    """Status, every header (repeats and all, in a fixed order) and body."""
+    headers = response.header_list if hasattr(response, "header_list") else response.items()
+    return response.status_code, sorted((k.lower(), v) for k, v in headers), response.content
 
 
 def variants(client, path: str) -> dict:
@@ -56,6 +58,9 @@ def variants(client, path: str) -> dict:
         "current version": ("get", f"{path}?v={version_of(etag.strip(chr(34)))}", {}),
         "stale version": ("get", f"{path}?v=0123456789abcdef", {}),
         "over https": ("get", path, {"secure": True}),
+        "behind a proxy, https": ("get", path, {"HTTP_X_FORWARDED_PROTO": "https"}),
+        "no such parent": ("get", re.sub(r"^(/api/v1/[a-z-]+/)", r"\g<1>9", path), {}),
+        "no such parent, head": ("head", re.sub(r"^(/api/v1/[a-z-]+/)", r"\g<1>9", path), {}),
     }
 
 
@@ -65,17 +70,32 @@ def test_the_real_application_has_the_front():
 
 
 @pytest.mark.parametrize("hsts", [0, 3600])
+@pytest.mark.parametrize("proxy", [False, True])
 def test_byte_reads_are_answered_in_front_as_the_django_stack_answers(
-    byte_paths, front, django_app, anon_client, settings, hsts  # noqa: F811
+    byte_paths, front, django_app, anon_client, settings, hsts, proxy  # noqa: F811
 ):
     settings.SECURE_HSTS_SECONDS = hsts
+    if proxy:  # as DJANGO_BEHIND_PROXY=1 sets them
+        settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+        settings.USE_X_FORWARDED_HOST = True
     for path in byte_paths:
         for name, (method, url, extra) in variants(anon_client, path).items():
             expected = getattr(anon_client, method)(url, **extra)
             got = getattr(front, method)(url, **extra)
             assert answer(got) == answer(expected), (name, url)
+            assert got.status_code == (404 if "no such" in name else 304 if "304" in name else 200)
     assert django_app.paths == []  # none of them reached Django's handler
-    assert ("Strict-Transport-Security" in got) == bool(hsts)  # the last one, over HTTPS
+    secure = front.get(byte_paths[0], secure=True)
+    assert ("Strict-Transport-Security" in secure) == bool(hsts)
+    behind = front.get(byte_paths[0], HTTP_X_FORWARDED_PROTO="https")
+    assert ("Strict-Transport-Security" in behind) == bool(hsts and proxy)
+
+
+def test_a_404_in_front_is_logged_as_django_logs_it(byte_paths, front, django_app, caplog):  # noqa: F811
+    response = front.get(byte_paths[0] + "9")
+    assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
+    assert f"Not Found: {byte_paths[0]}9" in caplog.text
+    assert django_app.paths == []
 
 
 def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):  # noqa: F811
@@ -89,12 +109,13 @@ def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):  #
 
 
 def test_what_the_front_does_not_answer_django_answers_as_ever(
-    byte_paths, front, django_app, anon_client, settings  # noqa: F811
+    byte_paths, front, django_app, anon_client, settings, caplog  # noqa: F811
 ):
     image = byte_paths[0]
+    too_many = "&".join(f"f{index}=1" for index in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS))
     cases = [
-        ("get", image + "9", {}),  # no such image: Django's JSON 404
         ("get", image, {"HTTP_HOST": "evil.example"}),  # a host not allowed: 400
+        ("get", f"{image}?v=1&{too_many}", {}),  # a query string over Django's limit: 400
         ("options", image, {}),  # not a read
         ("get", "/api/v1/fruits", {}),  # not a byte path
     ]
@@ -106,8 +127,8 @@ def test_what_the_front_does_not_answer_django_answers_as_ever(
         expected = getattr(anon_client, method)(url, **extra)
         assert got.status_code == expected.status_code, url
         assert got.content == expected.content, url
-    assert front.get(image + "9").json() == {"detail": "Not found."}
-    assert len(django_app.paths) == len(cases) + 1
+    assert len(django_app.paths) == len(cases)
+    assert "Byte read front failed" not in caplog.text  # refused input is no failure
     # Django's handler reads its middleware's settings when it loads it: a new one, redirecting.
     settings.SECURE_SSL_REDIRECT = True
     redirecting = WSGIClient(ByteReadApplication(get_wsgi_application()))

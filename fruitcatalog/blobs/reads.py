@@ -3,8 +3,9 @@
 Byte reads are the requests a card grid makes most (two dozen thumbnails per page view), so they
 skip DRF's dispatch: no content negotiation, no authentication (reads are public, and nothing here
 touches `request.user`, so neither the session nor a token is looked up), no model instances.
-A read is one query of the row's metadata (compiled once per process), and `blob_response`
-answers 200, 304 or HEAD as every byte endpoint does,
+A read is one query of the row's metadata (compiled once per process; on PostgreSQL, outside a
+transaction, sent by libpq itself as a statement prepared once per connection:
+`_DirectStatement`), and `blob_answer` answers 200, 304 or HEAD as every byte endpoint does,
 cached for good when the URL's `?v=` names the bytes served (the fallback's, when a thumbnail
 falls back to its image) and `no-cache` otherwise. A body comes from `BYTES_CACHE`, the
 recently served bytes of this process keyed by their SHA-256 — the metadata query has just named
@@ -12,21 +13,24 @@ the current hash, so a cached copy is never stale — or else from a second quer
 byte column in PostgreSQL's binary format. Writes and `OPTIONS` on the same path go to the DRF
 view (`byte_path`).
 
-`ByteReadMiddleware` answers these reads before the rest of the middleware stack (sessions,
-CSRF, authentication, messages: none of which a public byte read uses), as WhiteNoise does for
-static files; the URLconf still decides which paths are byte paths.
+The service's WSGI application answers these reads in front of Django's handler
+(`fruitcatalog.blobs.wsgi.ByteReadApplication`); where it is not installed (the test client, a
+server given Django's own application), `ByteReadMiddleware` answers them before the rest of the
+middleware stack (sessions, CSRF, authentication, messages: none of which a public byte read
+uses). The URLconf still decides which paths are byte paths.
 
-What a 304 costs, measured on the bench machine (2 cores, gunicorn's 3 sync workers, wrk with
-16 connections, beside WhiteNoise in the same run): Django's handler around any answer (its
-request signals, request and response objects) already holds a response to about 0.65x of
-WhiteNoise, and the database's round trip alone to about 0.7x; the read's own work (matching
-the path, the host check, the headers) is kept to a few tens of µs. Sending the query through
-libpq directly instead of Django's cursor halved its client-side CPU, but made no difference to
-throughput under load (the server's work and the context switches dominate), so reads keep
-Django's cursor.
+What a thumbnail 304 costs, measured on the bench machine (2 cores, gunicorn's 3 sync workers,
+wrk with 16 connections, beside WhiteNoise in the same run): about 45 µs of the process's CPU
+for the front's own work (matching, host check, headers), and for the query about 140 µs
+through Django's cursor against about 70 through libpq — which took thumbnail 304s from 0.50x
+to 0.54x of WhiteNoise, and 200s from 0.61x to 0.81x, in one A/B run.
 """
 
 import functools
+import itertools
+import os
+import re
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -101,10 +105,11 @@ class _Statement:
     params: tuple  # a path keyword (str) per parameter, or a constant wrapped in a 1-tuple
     columns: tuple[str, ...]
     model: type  # the model of the row
+    direct: "_DirectStatement | None"  # the same SQL for libpq, when its parameters allow
 
     def fetch(self, kwargs: dict) -> dict | None:
         params = [int(kwargs[p]) if isinstance(p, str) else p[0] for p in self.params]
-        row = _fetch_one(self.sql, params)
+        row = _fetch_one(self.sql, params, direct=self.direct)
         return None if row is None else dict(zip(self.columns, row, strict=True))
 
 
@@ -166,6 +171,7 @@ class ByteRead:
             params=sources,
             columns=tuple(plain[column] for column in order),
             model=rows.model,
+            direct=_DirectStatement.of(sql, sources),
         )
 
     def _blob(self, model, spec: StoredBytes, row: dict, kwargs: dict) -> Blob:
@@ -232,34 +238,191 @@ def _bytes_query(model, spec: StoredBytes) -> tuple[str, tuple]:
     return sql, params
 
 
-def _fetch_one(sql: str, params: list, *, binary: bool = False):
+def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
     """One row of a read, without the connection's health check (`SELECT 1`) before it.
 
     A persistent connection is checked before a request's first query; for a read that is a
     second round trip as costly as the read. Instead the read runs at once, and should the
     reused connection turn out dead (the server restarted), it is closed and the read runs once
-    more on a new one — the same outcome, paid only when it happens.
+    more on a new one — the same outcome, paid only when it happens. `direct`: the same query
+    for libpq, run that way when the connection allows (`_DirectStatement`).
     """
     db = connections[DEFAULT_DB_ALIAS]
     reused = db.connection is not None and not db.in_atomic_block
     if reused:
         db.health_check_done = True
     try:
-        return _execute(db, sql, params, binary)
+        return _execute(db, sql, params, binary, direct)
     except (InterfaceError, OperationalError):
         # Only a dead connection is retried: a timeout or a lock is the database's answer.
         if not reused or db.is_usable():
             raise
         db.close()
-        return _execute(db, sql, params, binary)
+        return _execute(db, sql, params, binary, direct)
 
 
-def _execute(db, sql: str, params: list, binary: bool):
+def _execute(db, sql: str, params: list, binary: bool, direct):
+    if direct is not None and _runs_direct(db):
+        session = _LibpqSession.of(db.connection)
+        if session is not None:
+            try:
+                return session.fetch_one(direct, params)
+            except Exception:
+                with db.wrap_database_errors:  # psycopg's errors become Django's, as a cursor's
+                    raise
     with db.cursor() as cursor:
         if binary:
             _ask_for_binary_results(cursor)
         cursor.execute(sql, params)
         return cursor.fetchone()
+
+
+def _runs_direct(db) -> bool:
+    """Whether a read may go to libpq itself (`_DirectStatement`) rather than through a cursor.
+
+    Only on an open PostgreSQL connection in autocommit, outside any transaction, that nothing
+    watches: no query logging (debug, or a test counting queries), no execute wrappers, not
+    shared between threads. Anywhere else the read takes Django's cursor, as any query does.
+    """
+    return (
+        db.vendor == "postgresql"
+        and db.connection is not None
+        and db.connection.autocommit  # psycopg's own: it would send no BEGIN before the query
+        and not db.in_atomic_block
+        and not db.queries_logged
+        and not db.execute_wrappers
+        and not db.allow_thread_sharing
+    )
+
+
+_PLACEHOLDER = re.compile(r"%(.)", re.DOTALL)
+_DIRECT_NAMES = itertools.count(1)
+# In each statement's name beside this process's id: a name met again on a server session (a
+# pooled connection) is this process's, for the same SQL, even behind a pooler that hands one
+# session to processes on several hosts.
+_DIRECT_NONCE = secrets.token_hex(4)
+# SQLSTATEs of a prepared statement that does not exist (any more), and of one that already does.
+_NO_SUCH_STATEMENT = b"26000"
+_STATEMENT_EXISTS = b"42P05"
+
+
+@dataclass(frozen=True)
+class _DirectStatement:
+    """A read's query sent by libpq itself: the same messages on the same socket, less work.
+
+    A 304 is one query and headers, and the query through Django's cursor and psycopg's execute
+    path (its generators, its prepared statements' bookkeeping) took about 100 µs of the
+    client's CPU per read on the bench machine; libpq's blocking `PQexecPrepared`, the same
+    Bind/Execute/Sync on the same connection, about 20. So where `_runs_direct` allows, the
+    read is a named statement of its own, prepared once per connection (unnamed when the
+    connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its row is
+    loaded by the connection's own psycopg loaders, as a cursor would. Parameters are integers
+    (the ids of the path), sent as text.
+    """
+
+    command: bytes  # the SQL with $1, $2... for %s
+    name: bytes  # of the prepared statement: one SQL per name (`_DIRECT_NONCE`)
+
+    @classmethod
+    def of(cls, sql: str, sources: tuple) -> "_DirectStatement | None":
+        """The libpq form of `sql`, or None unless every parameter is an id or an integer."""
+        if not all(isinstance(source, str) or type(source[0]) is int for source in sources):
+            return None
+        numbers = itertools.count(1)
+        unknown = []
+
+        def placeholder(match):
+            if match.group(1) == "%":
+                return "%"
+            if match.group(1) != "s":
+                unknown.append(match.group(0))
+            return f"${next(numbers)}"
+
+        command = _PLACEHOLDER.sub(placeholder, sql)
+        if unknown or next(numbers) != len(sources) + 1:
+            return None
+        name = f"fruitcatalog_read_{_DIRECT_NONCE}_{os.getpid()}_{next(_DIRECT_NAMES)}"
+        return cls(command.encode(), name.encode())
+
+
+class _LibpqSession:
+    """What direct reads keep on one psycopg connection (a session on the server): the
+    statements prepared on it, and a loader with its adapters.
+
+    Kept on the psycopg connection itself, so a new connection (closed for its age, after an
+    error, by a restart) starts with none, and a pooled one keeps what its session has.
+    """
+
+    ATTRIBUTE = "_fruitcatalog_direct_reads"
+
+    def __init__(self, raw):
+        from psycopg import pq
+        from psycopg.adapt import Transformer
+
+        self.raw = raw
+        self.pgconn = raw.pgconn
+        self.prepared: set[bytes] = set()
+        self.loader = Transformer.from_context(raw)
+        self.tuples = pq.ExecStatus.TUPLES_OK
+        self.succeeded = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
+
+    @classmethod
+    def of(cls, raw) -> "_LibpqSession | None":
+        """The session of psycopg connection `raw`; None for a connection of psycopg 2."""
+        session = getattr(raw, cls.ATTRIBUTE, None)
+        if session is None:
+            if not hasattr(raw, "pgconn"):
+                return None
+            session = cls(raw)
+            setattr(raw, cls.ATTRIBUTE, session)
+        return session
+
+    def fetch_one(self, statement: _DirectStatement, params: list):
+        """The first row of `statement` (a tuple) or None; errors are psycopg's."""
+        values = [b"%d" % value for value in params]
+        if self.raw.prepare_threshold is None:  # the connection prepares nothing
+            result = self.pgconn.exec_params(statement.command, values)
+        elif statement.name in self.prepared:
+            result = self.pgconn.exec_prepared(statement.name, values)
+            if result.status != self.tuples and self._sqlstate(result) == _NO_SUCH_STATEMENT:
+                # `DISCARD ALL` or `DEALLOCATE ALL` ran on this session since.
+                self.prepared.clear()
+                result = self._prepare_and_execute(statement, values)
+        else:
+            result = self._prepare_and_execute(statement, values)
+        if result.status != self.tuples:
+            self.check(result)
+        if not result.ntuples:
+            return None
+        self.loader.set_pgresult(result)
+        return self.loader.load_row(0, tuple)
+
+    def _prepare_and_execute(self, statement: _DirectStatement, values: list):
+        prepared = self.pgconn.prepare(statement.name, statement.command)
+        if self._sqlstate(prepared) != _STATEMENT_EXISTS:  # the same name is the same SQL
+            self.check(prepared)
+        self.prepared.add(statement.name)
+        return self.pgconn.exec_prepared(statement.name, values)
+
+    def check(self, result) -> None:
+        """Raise what psycopg would for a result that is not a success."""
+        if result.status in self.succeeded:
+            return
+        from psycopg import OperationalError as LostConnection
+        from psycopg import pq
+        from psycopg.errors import error_from_result
+
+        if self.pgconn.status == pq.ConnStatus.BAD:
+            message = self.pgconn.error_message.decode("utf-8", "replace").strip()
+            raise LostConnection(f"the connection is lost: {message}")
+        raise error_from_result(result, encoding=self.raw.info.encoding)
+
+    def _sqlstate(self, result) -> bytes | None:
+        if result.status in self.succeeded:
+            return None
+        from psycopg import pq
+
+        return result.error_field(pq.DiagnosticField.SQLSTATE)
 
 
 def _ask_for_binary_results(cursor) -> None:

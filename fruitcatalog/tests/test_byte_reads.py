@@ -1,5 +1,6 @@
 """Every byte path's read: one indexed query of metadata, no client lookup, bytes read once."""
 
+import os
 
 import pytest
 from django.db import connection
@@ -8,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
 from fruitcatalog.blobs import reads
-from fruitcatalog.blobs.reads import match_byte_path
+from fruitcatalog.blobs.reads import _DirectStatement, _LibpqSession, match_byte_path
 from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
@@ -148,6 +149,7 @@ def test_byte_reads_answer_any_origin_without_credentials(byte_paths, anon_clien
 
 def change_before_the_bytes_are_read(monkeypatch, change):
     """Run `change` between a read's metadata query and its bytes query (a racing write)."""
+    from fruitcatalog.blobs import reads
 
     real = reads._fetch_one
 
@@ -280,3 +282,145 @@ def test_a_byte_urlconf_that_is_not_flat_is_resolved_as_usual(byte_paths, anon_c
         assert response["Access-Control-Allow-Origin"] == "*"  # the read middleware answered
     assert anon_client.get("/api/v1/fruits").status_code == 200
     assert "Access-Control-Allow-Origin" not in anon_client.get("/api/v1/fruits")
+
+
+# Reads outside a transaction, on PostgreSQL, go to libpq itself (reads._DirectStatement).
+
+
+def needs_postgresql():
+    if connection.vendor != "postgresql":
+        pytest.skip("direct reads are PostgreSQL's")
+
+
+def direct_session():
+    """What direct reads keep on the current psycopg connection (None before the first)."""
+    return getattr(connection.connection, _LibpqSession.ATTRIBUTE, None)
+
+
+def prepared_reads() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM pg_prepared_statements WHERE name LIKE 'fruitcatalog_read_%%'"
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reads_outside_a_transaction_go_to_libpq_and_answer_alike(anon_client):
+    needs_postgresql()
+    fruit = FruitFactory()
+    original, replacement = make_object_png(size=(120, 100)), make_object_png(size=(90, 70))
+    image = FruitImage.objects.create(fruit=fruit, data=original)
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}"
+    response = anon_client.get(path)
+    assert (response.status_code, response.content) == (200, original)
+    assert direct_session().prepared, "the metadata read did not go to libpq"
+    assert prepared_reads()
+    etag = response["ETag"]
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert anon_client.head(path)["Content-Length"] == str(len(original))
+    assert anon_client.get(f"{path}/thumbnail").status_code == 200
+    assert anon_client.get(f"{path}9").status_code == 404
+    assert anon_client.get(path.replace(f"/{fruit.pk}/", f"/{fruit.pk + 1}/")).status_code == 404
+    image.set_data(replacement)
+    image.save()
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).content == replacement
+    image.delete()
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_whose_statement_was_deallocated_prepares_it_again(anon_client):
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")  # as DISCARD ALL, or a pooler's reset, would
+    assert direct_session().prepared
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert prepared_reads()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_that_has_the_statement_already_uses_it(anon_client):
+    """A pooled connection may come back with statements this process prepared on it."""
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    before = prepared_reads()
+    delattr(connection.connection, _LibpqSession.ATTRIBUTE)  # what was prepared is forgotten
+    assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert direct_session().prepared
+    assert prepared_reads() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_that_prepares_nothing_gets_unnamed_reads(anon_client):
+    """DATABASE_PREPARE_THRESHOLD=0 (for PgBouncer before 1.21): no statement is prepared."""
+    needs_postgresql()
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    connection.ensure_connection()
+    connection.connection.prepare_threshold = None
+    try:
+        etag = anon_client.get(path)["ETag"]
+        assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+        assert direct_session() is not None
+        assert prepared_reads() == []
+    finally:
+        connection.close()  # the next test gets a connection as configured
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_direct_read_raises_djangos_errors_and_keeps_its_connection():
+    needs_postgresql()
+    from django.db import DataError
+
+    statement = _DirectStatement.of("SELECT 1 / %s", ("divisor",))
+    connection.ensure_connection()
+    with pytest.raises(DataError):
+        reads._fetch_one("SELECT 1 / %s", [0], direct=statement)
+    assert reads._fetch_one("SELECT 1 / %s", [1], direct=statement) == (1,)
+    assert direct_session().prepared
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_someone_counts_is_counted(anon_client):
+    """Query logging (DEBUG, CaptureQueriesContext) takes Django's cursor, which logs it."""
+    fruit = FruitFactory()
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    etag = anon_client.get(path)["ETag"]
+    with CaptureQueriesContext(connection) as captured:
+        assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert len(captured.captured_queries) == 1
+
+
+def test_reads_in_a_transaction_take_djangos_cursor(byte_paths, anon_client):
+    # The test's own rows are uncommitted: only its transaction sees them.
+    assert anon_client.get(byte_paths[0]).status_code == 200
+    assert connection.in_atomic_block
+    assert not reads._runs_direct(connection)
+
+
+def test_the_libpq_form_of_a_read_numbers_its_parameters():
+    statement = _DirectStatement.of(
+        """SELECT "a" FROM "t" WHERE "b" = %s AND "c" LIKE 'x%%' AND "d" = %s""", ("id", (3,))
+    )
+    assert (
+        statement.command
+        == b"""SELECT "a" FROM "t" WHERE "b" = $1 AND "c" LIKE 'x%' AND "d" = $2"""
+    )
+    other = _DirectStatement.of("SELECT %s", ("id",))
+    assert other.name != statement.name
+    assert f"_{os.getpid()}_".encode() in other.name  # no other process has the same name
+    # Anything but integers (and their placeholders) stays with Django's cursor.
+    assert _DirectStatement.of("SELECT %s", (("text",),)) is None
+    assert _DirectStatement.of("SELECT %s", ((True,),)) is None
+    assert _DirectStatement.of("SELECT %(id)s", ("id",)) is None
+    assert _DirectStatement.of("SELECT %s, %s", ("id",)) is None

@@ -74,13 +74,11 @@ def render_list_page(request, template: str, filterset, context: dict, *, items:
         return render_page(request, template, {**context, "errors": errors}, status=400)
     page = paginate(request, filterset.qs)
     if page is None:
-        return render_page(
-            request, template, {**context, "errors": ["There is no such page."]}, 404
-        )
+        return render_page(request, template, {**context, "errors": [NO_SUCH_PAGE]}, 404)
     previous_url = (
         url_with(request, page=page.previous_page_number()) if page.has_previous() else ""
     )
-    next_url = page.has_next() and url_with(request, page=page.next_page_number())
+    next_url = url_with(request, page=page.next_page_number()) if page.has_next() else ""
     context.update(
         {items: page.object_list},
         page=page,

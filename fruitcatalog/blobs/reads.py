@@ -45,7 +45,7 @@ from django.urls import Resolver404, URLPattern, get_resolver
 
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
-from fruitcatalog.blobs.responses import Answer, Blob, blob_answer, http_response
+from fruitcatalog.blobs.responses import Answer, Blob, as_answer, blob_answer, http_response
 from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
 
 READ_METHODS = frozenset({"GET", "HEAD"})
@@ -130,11 +130,25 @@ class ByteRead:
     _statements: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __call__(self, request, **kwargs) -> HttpResponse:
-        answer = self.answer(request, kwargs)
-        return json_not_found(request) if answer is None else http_response(answer)
+        return http_response(self.respond(request, kwargs))
 
-    def answer(self, request, kwargs: dict) -> Answer | None:
-        """The answer to a GET or HEAD of the path with these keywords; None for a 404."""
+    def respond(self, request, kwargs: dict) -> Answer:
+        """The answer to a GET or HEAD of the path with these keywords, whatever it is.
+
+        The bytes (200, 304, HEAD), a JSON 404, or the JSON 503 of a database that cannot be
+        reached; a lost race (deadlock, serialization failure) is raised for the caller's usual
+        handling. `ByteReadMiddleware`, the WSGI front and the DRF view all answer with this.
+        """
+        try:
+            answer = self._answer(request, kwargs)
+        except (OperationalError, InterfaceError) as error:
+            if is_lost_race(error):
+                raise
+            return as_answer(database_error_response(error, request.path))
+        return as_answer(json_not_found(request)) if answer is None else answer
+
+    def _answer(self, request, kwargs: dict) -> Answer | None:
+        """The bytes' answer; None for a 404."""
         for spec in (self.spec, self.fallback):
             if spec is None:
                 break
@@ -472,12 +486,7 @@ class ByteReadMiddleware:
             return self.get_response(request)
         read, kwargs = found
         request.get_host()  # ALLOWED_HOSTS, as CommonMiddleware checks (DisallowedHost: a 400)
-        try:
-            response = read(request, **kwargs)
-        except (OperationalError, InterfaceError) as error:
-            if is_lost_race(error):
-                raise
-            response = database_error_response(error, request.path)
+        response = read(request, **kwargs)
         headers = response.headers
         for name, value in self.headers.items():
             headers[name] = value

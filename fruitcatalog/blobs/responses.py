@@ -134,6 +134,11 @@ def blob_response(request, blob: Blob) -> HttpResponse:
     return http_response(blob_answer(request, blob))
 
 
+def as_answer(response: HttpResponse) -> Answer:
+    """A Django response (a JSON error) as an `Answer`."""
+    return Answer(response.status_code, list(response.items()), response.content)
+
+
 def http_response(answer: Answer) -> HttpResponse:
     """An `Answer` as a Django response (a 304 without Django's default `Content-Type`)."""
     if answer.status == 304:

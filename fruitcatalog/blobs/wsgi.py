@@ -10,7 +10,8 @@ keywords, the host check, the read's one query) and hands every other request to
 It keeps every rule of the Django stack's answer, which `ByteReadMiddleware` gives where this
 front is not installed (the test client, a server given Django's own application):
 
-- the same headers: the read's `Answer`, `read_headers()`, and the security headers as Django's
+- the same answer, `ByteRead.respond()`, which the middleware and the DRF view send too;
+- the same headers: the answer's own, `read_headers()`, and the security headers as Django's
   `SecurityMiddleware` computes them (asked once per process and scheme, and again when a
   setting changes);
 - the database connection's upkeep of Django's request signals: a persistent connection whose
@@ -35,8 +36,7 @@ from django.middleware.security import SecurityMiddleware
 from django.utils.log import log_response
 
 from fruitcatalog.blobs.reads import READ_METHODS, match_byte_path, read_headers
-from fruitcatalog.blobs.responses import Answer
-from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
+from fruitcatalog.blobs.responses import Answer, http_response
 
 logger = logging.getLogger(__name__)
 
@@ -88,15 +88,16 @@ class ByteReadApplication:
             db.queries_log.clear()
         _upkeep(db)  # and close_old_connections()
         try:
-            answer = read.answer(request, kwargs)
-            if answer is None:
-                answer = _logged(request, json_not_found(request))
-        except (OperationalError, InterfaceError) as error:
-            if is_lost_race(error):
-                return None
-            answer = _logged(request, database_error_response(error, request.path))
+            answer = read.respond(request, kwargs)
+        except (OperationalError, InterfaceError):  # a lost race: Django's handler answers it
+            return None
         finally:
             _upkeep(db)  # and request_finished
+        if answer.status >= 400:  # a 404 or 503, logged as Django's handler logs them
+            response = http_response(answer)
+            log_response(
+                "%s: %s", response.reason_phrase, request.path, response=response, request=request
+            )
         present = {name.lower() for name, _ in answer.headers}
         extra = self._headers(request, secure)
         answer.headers.extend(header for header in extra if header[0].lower() not in present)
@@ -114,14 +115,6 @@ class ByteReadApplication:
 
     def _forget_headers(self, **kwargs) -> None:
         self._extra = {}
-
-
-def _logged(request, response) -> Answer:
-    """An error response as an `Answer`, logged as Django's handler logs a 4xx or 5xx."""
-    log_response(
-        "%s: %s", response.reason_phrase, request.path, response=response, request=request
-    )
-    return Answer(response.status_code, list(response.items()), response.content)
 
 
 def _upkeep(db) -> None:

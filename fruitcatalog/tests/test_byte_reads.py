@@ -11,35 +11,11 @@ from catalog.tests.factories import FruitFactory
 from fruitcatalog.blobs import reads
 from fruitcatalog.blobs.reads import _DirectStatement, _LibpqSession, match_byte_path
 from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.blobs.tests.media import make_object_png
 from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
-from publications.models import PublicationFruitImage
-from publications.services import publication_fruit_set_description, publication_link_fruit
-from publications.tests.factories import PublicationFactory
+from fruitcatalog.tests.stored import stored_thumbnail
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def byte_paths():
-    """One path of each kind of stored bytes, each with bytes of its own."""
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png(size=(120, 100)))
-    publication = PublicationFactory(cover_data=make_object_png(size=(130, 100)))
-    link, _ = publication_link_fruit(publication=publication, fruit=fruit)
-    publication_fruit_set_description(link=link, data=make_pdf_bytes())
-    fruit_image = PublicationFruitImage.objects.create(
-        link=link, data=make_object_png(size=(140, 100), box=(10, 10, 99, 69))
-    )
-    pub = f"/api/v1/publications/{publication.pk}"
-    return [
-        f"/api/v1/fruits/{fruit.pk}/images/{image.pk}",
-        f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail",
-        f"{pub}/cover",
-        f"{pub}/fruits/{fruit.pk}/description",
-        f"{pub}/fruit-images/{fruit_image.pk}",
-        f"{pub}/fruit-images/{fruit_image.pk}/thumbnail",
-    ]
 
 
 def test_a_body_reads_its_bytes_once_and_never_looks_up_the_client(byte_paths, curator_client):
@@ -114,9 +90,7 @@ def test_a_dead_persistent_connection_is_replaced_without_a_failed_read(anon_cli
     """Byte reads skip the connection's health check; a dead connection is retried instead."""
     if connection.vendor != "postgresql":
         pytest.skip("a server-side disconnect needs PostgreSQL")
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     assert anon_client.get(path).status_code == 200
     # The server ends this session, as a restart would; the client does not know yet.
     pid = connection.connection.info.backend_pid
@@ -332,9 +306,7 @@ def test_reads_outside_a_transaction_go_to_libpq_and_answer_alike(anon_client):
 @pytest.mark.django_db(transaction=True)
 def test_a_read_whose_statement_was_deallocated_prepares_it_again(anon_client):
     needs_postgresql()
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     etag = anon_client.get(path)["ETag"]
     with connection.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")  # as DISCARD ALL, or a pooler's reset, would
@@ -347,9 +319,7 @@ def test_a_read_whose_statement_was_deallocated_prepares_it_again(anon_client):
 def test_a_session_that_has_the_statement_already_uses_it(anon_client):
     """A pooled connection may come back with statements this process prepared on it."""
     needs_postgresql()
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     etag = anon_client.get(path)["ETag"]
     before = prepared_reads()
     delattr(connection.connection, _LibpqSession.ATTRIBUTE)  # what was prepared is forgotten
@@ -362,9 +332,7 @@ def test_a_session_that_has_the_statement_already_uses_it(anon_client):
 def test_a_connection_that_prepares_nothing_gets_unnamed_reads(anon_client):
     """DATABASE_PREPARE_THRESHOLD=0 (for PgBouncer before 1.21): no statement is prepared."""
     needs_postgresql()
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     connection.ensure_connection()
     connection.connection.prepare_threshold = None
     try:
@@ -392,9 +360,7 @@ def test_a_direct_read_raises_djangos_errors_and_keeps_its_connection():
 @pytest.mark.django_db(transaction=True)
 def test_a_read_someone_counts_is_counted(anon_client):
     """Query logging (DEBUG, CaptureQueriesContext) takes Django's cursor, which logs it."""
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     etag = anon_client.get(path)["ETag"]
     with CaptureQueriesContext(connection) as captured:
         assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304

@@ -12,7 +12,7 @@ from fruitcatalog import wsgi
 from fruitcatalog.blobs.responses import version_of
 from fruitcatalog.blobs.wsgi import ByteReadApplication
 from fruitcatalog.tests.queries import reading_no_bytes
-from fruitcatalog.tests.test_byte_reads import byte_paths  # noqa: F401  (a fixture)
+from fruitcatalog.tests.stored import stored_thumbnail
 from fruitcatalog.tests.wsgi_client import WSGIClient
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def test_the_real_application_has_the_front():
 @pytest.mark.parametrize("hsts", [0, 3600])
 @pytest.mark.parametrize("proxy", [False, True])
 def test_byte_reads_are_answered_in_front_as_the_django_stack_answers(
-    byte_paths, front, django_app, anon_client, settings, hsts, proxy  # noqa: F811
+    byte_paths, front, django_app, anon_client, settings, hsts, proxy
 ):
     settings.SECURE_HSTS_SECONDS = hsts
     if proxy:  # as DJANGO_BEHIND_PROXY=1 sets them
@@ -91,14 +91,14 @@ def test_byte_reads_are_answered_in_front_as_the_django_stack_answers(
     assert ("Strict-Transport-Security" in behind) == bool(hsts and proxy)
 
 
-def test_a_404_in_front_is_logged_as_django_logs_it(byte_paths, front, django_app, caplog):  # noqa: F811
+def test_a_404_in_front_is_logged_as_django_logs_it(byte_paths, front, django_app, caplog):
     response = front.get(byte_paths[0] + "9")
     assert (response.status_code, response.json()) == (404, {"detail": "Not found."})
     assert f"Not Found: {byte_paths[0]}9" in caplog.text
     assert django_app.paths == []
 
 
-def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):  # noqa: F811
+def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):
     for path in byte_paths:
         etag = front.get(path)["ETag"]
         with reading_no_bytes() as captured:
@@ -109,7 +109,7 @@ def test_a_revalidation_in_front_is_one_query_of_metadata(byte_paths, front):  #
 
 
 def test_what_the_front_does_not_answer_django_answers_as_ever(
-    byte_paths, front, django_app, anon_client, settings, caplog  # noqa: F811
+    byte_paths, front, django_app, anon_client, settings, caplog
 ):
     image = byte_paths[0]
     too_many = "&".join(f"f{index}=1" for index in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS))
@@ -137,7 +137,7 @@ def test_what_the_front_does_not_answer_django_answers_as_ever(
     assert response["Location"] == f"https://testserver{image}"
 
 
-def test_an_unreachable_database_is_the_json_503_in_front(byte_paths, front, django_app):  # noqa: F811
+def test_an_unreachable_database_is_the_json_503_in_front(byte_paths, front, django_app):
     refused = OperationalError("connection to server at 127.0.0.1 refused")
     with mock.patch.object(connection, "cursor", side_effect=refused):
         response = front.get(byte_paths[1])
@@ -150,13 +150,7 @@ def test_an_unreachable_database_is_the_json_503_in_front(byte_paths, front, dja
 
 @pytest.mark.django_db(transaction=True)
 def test_the_front_closes_a_connection_past_its_age_as_django_does(front):
-    from catalog.models import FruitImage
-    from catalog.tests.factories import FruitFactory
-    from fruitcatalog.blobs.tests.media import make_object_png
-
-    fruit = FruitFactory()
-    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
-    path = f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
+    path = stored_thumbnail()
     connection.ensure_connection()
     with mock.patch.object(connection, "close", wraps=connection.close) as close:
         connection.close_at = None  # persistent, no age limit: kept
@@ -167,7 +161,7 @@ def test_the_front_closes_a_connection_past_its_age_as_django_does(front):
         assert close.call_count >= 1
 
 
-def test_a_failing_front_is_logged_and_django_answers(byte_paths, front, django_app, caplog):  # noqa: F811
+def test_a_failing_front_is_logged_and_django_answers(byte_paths, front, django_app, caplog):
     with mock.patch("fruitcatalog.blobs.wsgi.read_headers", side_effect=RuntimeError("a bug")):
         response = front.get(byte_paths[1])
     assert response.status_code == 200

@@ -2,7 +2,6 @@
 
 import hashlib
 import io
-import zlib
 
 import pytest
 from PIL import Image
@@ -445,11 +444,8 @@ def png_with_undecodable_pixels() -> bytes:
     data = make_object_png()
     start = data.index(b"IDAT") - 4
     length = int.from_bytes(data[start : start + 4], "big")
-    junk = bytes(range(256)) * (length // 256 + 1)
-    junk = junk[:length]
-    chunk = b"IDAT" + junk
-    crc = zlib.crc32(chunk).to_bytes(4, "big")
-    return data[:start] + length.to_bytes(4, "big") + chunk + crc + data[start + 12 + length :]
+    junk = (bytes(range(256)) * (length // 256 + 1))[:length]
+    return data[:start] + png_chunk(b"IDAT", junk) + data[start + 12 + length :]
 
 
 def test_pixels_found_corrupt_while_the_bytes_are_written_roll_the_image_back(

@@ -25,6 +25,10 @@ class BoundedListField(serializers.ListField):
         return super().to_internal_value(data)
 
 
+# How DRF represents a model's DateTimeField (ISO 8601 in the current time zone, UTC as "Z").
+_TIMESTAMP = serializers.DateTimeField()
+
+
 class ImageInfoSerializer(ThumbnailedImageSerializer):
     """Metadata and links of a fruit's image (never its bytes)."""
 
@@ -95,6 +99,27 @@ class FruitSerializer(serializers.ModelSerializer):
         thumbnail = fruit.card_thumbnail
         return None if thumbnail is None else absolute_url(self, thumbnail.url)
 
+    def to_representation(self, instance):
+        """What DRF's field-by-field representation gives, built directly.
+
+        A list page represents every row, and DRF's generic loop (binding the fields, then each
+        field's lookup and checks) cost about 40 µs a fruit, several times the page's SQL. The
+        values are the fields' own (`_TIMESTAMP` is DRF's `DateTimeField`); a test compares the
+        two representations field by field, so a field added to `Meta.fields` must be added here.
+        """
+        return {
+            "id": instance.pk,
+            "catalog_number": instance.catalog_number,
+            "name": instance.name,
+            "type": str(instance.type),
+            "synonyms": list(instance.synonym_names),
+            "thumbnail_url": self.get_thumbnail_url(instance),
+            "card_image_id": instance.chosen_card_image_id,
+            "image_count": instance.image_count,
+            "created_at": _TIMESTAMP.to_representation(instance.created_at),
+            "updated_at": _TIMESTAMP.to_representation(instance.updated_at),
+        }
+
     def validate_catalog_number(self, value):
         if value is None and self.instance is not None and self.instance.catalog_number is not None:
             raise serializers.ValidationError("A catalog number cannot be set back to null.")
@@ -124,3 +149,9 @@ class FruitDetailSerializer(FruitSerializer):
 
     class Meta(FruitSerializer.Meta):
         fields = [*FruitSerializer.Meta.fields, "images"]
+
+    def to_representation(self, instance):
+        representation = super().to_representation(instance)
+        images = self.fields["images"]
+        representation["images"] = images.to_representation(images.get_attribute(instance))
+        return representation

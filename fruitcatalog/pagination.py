@@ -26,13 +26,12 @@ class ScalablePaginator(Paginator):
     @cached_property
     def count(self) -> int:
         """Exact up to `EXACT_COUNT_LIMIT`, PostgreSQL's estimate (at least that) above it."""
-        ids = self.object_list.values("pk").order_by()
-        exact = ids[: EXACT_COUNT_LIMIT + 1].count()
+        exact = self.count_up_to(EXACT_COUNT_LIMIT + 1)
         if exact <= EXACT_COUNT_LIMIT:
             return exact
-        estimate = planner_estimate(ids)
+        estimate = self.planned_count()
         if estimate is None:
-            return ids.count()
+            return self.count_up_to(None)
         self.count_is_estimate = True
         return max(estimate, exact)
 
@@ -51,18 +50,34 @@ class ScalablePaginator(Paginator):
     def page(self, number):
         """The page's rows, read as ids first; `has_next` known from one extra id."""
         number = self.validate_number(number)
-        bottom = (number - 1) * self.per_page
-        ids = list(
-            self.object_list.values_list("pk", flat=True)[bottom : bottom + self.per_page + 1]
-        )
+        ids = self.page_ids((number - 1) * self.per_page, self.per_page + 1)
         if not ids and number > 1:
             raise EmptyPage("That page contains no results")
         has_next = len(ids) > self.per_page
         ids = ids[: self.per_page]
-        rows = {row.pk: row for row in self.object_list.filter(pk__in=ids).order_by()}
+        rows = {row.pk: row for row in self.rows_of(ids)}
         page = ScalablePage([rows[pk] for pk in ids if pk in rows], number, self)
         page.next_exists = has_next
         return page
+
+    # The queries, one method each (`fruitcatalog.listreads` runs them precompiled).
+
+    def count_up_to(self, limit: int | None) -> int:
+        """How many rows match, counting no further than `limit` (None: all)."""
+        ids = self.object_list.values("pk").order_by()
+        return (ids if limit is None else ids[:limit]).count()
+
+    def planned_count(self) -> int | None:
+        """The planner's estimate of the matching rows (PostgreSQL), else None."""
+        return planner_estimate(self.object_list.values("pk").order_by())
+
+    def page_ids(self, offset: int, limit: int) -> list[int]:
+        """The ids of `limit` rows in order from `offset`."""
+        return list(self.object_list.values_list("pk", flat=True)[offset : offset + limit])
+
+    def rows_of(self, ids: list[int]):
+        """The rows with these ids, with the queryset's annotations, in any order."""
+        return self.object_list.filter(pk__in=ids).order_by()
 
 
 class ScalablePage(Page):
@@ -79,7 +94,11 @@ def planner_estimate(queryset) -> int | None:
     connection = connections[queryset.db]
     if connection.vendor != "postgresql":
         return None
-    sql, params = queryset.query.sql_with_params()
+    return planned_rows(connection, *queryset.query.sql_with_params())
+
+
+def planned_rows(connection, sql: str, params) -> int:
+    """The rows PostgreSQL's planner expects the query `sql` to return."""
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         plan = cursor.fetchone()[0]

@@ -252,27 +252,35 @@ def _bytes_query(model, spec: StoredBytes) -> tuple[str, tuple]:
     return sql, params
 
 
-def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
-    """One row of a read, without the connection's health check (`SELECT 1`) before it.
+def run_read(read: Callable, *, using: str = DEFAULT_DB_ALIAS):
+    """`read(db)`, without the connection's health check (`SELECT 1`) before its first query.
 
     A persistent connection is checked before a request's first query; for a read that is a
     second round trip as costly as the read. Instead the read runs at once, and should the
     reused connection turn out dead (the server restarted), it is closed and the read runs once
-    more on a new one — the same outcome, paid only when it happens. `direct`: the same query
-    for libpq, run that way when the connection allows (`_DirectStatement`).
+    more on a new one — the same outcome, paid only when it happens. `read` only reads.
     """
-    db = connections[DEFAULT_DB_ALIAS]
+    db = connections[using]
     reused = db.connection is not None and not db.in_atomic_block
     if reused:
         db.health_check_done = True
     try:
-        return _execute(db, sql, params, binary, direct)
+        return read(db)
     except (InterfaceError, OperationalError):
         # Only a dead connection is retried: a timeout or a lock is the database's answer.
         if not reused or db.is_usable():
             raise
         db.close()
-        return _execute(db, sql, params, binary, direct)
+        return read(db)
+
+
+def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
+    """One row of a read (`run_read`).
+
+    `direct`: the same query for libpq, run that way when the connection allows
+    (`_DirectStatement`).
+    """
+    return run_read(lambda db: _execute(db, sql, params, binary, direct))
 
 
 def _execute(db, sql: str, params: list, binary: bool, direct):

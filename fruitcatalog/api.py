@@ -9,6 +9,7 @@ from fruitcatalog.blobs.reads import byte_path
 from fruitcatalog.blobs.views import BackfillThumbnailsView
 from fruitcatalog.health import HealthView
 from fruitcatalog.ids import ID_PATTERN
+from fruitcatalog.listreads import PlainListRead
 from publications import views as publication_views
 
 
@@ -23,6 +24,11 @@ class OptionalSlashRouter(SimpleRouter):
 router = OptionalSlashRouter()
 router.register("fruits", FruitViewSet, basename="fruit")
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
+
+# The fruit list's plain pages, answered in front of Django by the WSGI application
+# (fruitcatalog/listreads.py): its paths, with and without the trailing slash.
+_fruit_list = PlainListRead(FruitViewSet, allow="GET, POST, HEAD, OPTIONS")
+LIST_READS = {"/api/v1/fruits": _fruit_list, "/api/v1/fruits/": _fruit_list}
 
 
 def route(pattern: str, view, name: str):

@@ -12,9 +12,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
 # rest: fruitcatalog/blobs/wsgi.py.
 django_application = get_wsgi_application()
 
-from fruitcatalog.blobs.wsgi import ByteReadApplication  # noqa: E402  (needs Django set up)
+from fruitcatalog.api import LIST_READS  # noqa: E402  (needs Django set up)
+from fruitcatalog.blobs.wsgi import ByteReadApplication  # noqa: E402
+from fruitcatalog.listreads import ListReadApplication  # noqa: E402
 
-application = ByteReadApplication(django_application)
+# And the plain pages of the fruit list (fruitcatalog/listreads.py).
+application = ByteReadApplication(ListReadApplication(django_application, LIST_READS))
 
 # Serving refuses to start without a secret key when debug is off; commands that sign nothing
 # (migrate, makemigrations, collectstatic, backfill_thumbnails) run without one.

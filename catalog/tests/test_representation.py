@@ -6,7 +6,7 @@ from rest_framework.test import APIRequestFactory
 
 from catalog.models import Fruit
 from catalog.serializers import FruitDetailSerializer, FruitSerializer
-from fruitcatalog.tests.stored import varied_fruits
+from catalog.tests.factories import varied_fruits
 
 pytestmark = pytest.mark.django_db
 

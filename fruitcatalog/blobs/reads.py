@@ -283,6 +283,34 @@ def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
     return run_read(lambda db: _execute(db, sql, params, binary, direct))
 
 
+def fetch_all(db, sql: str, params: list, direct: "_DirectStatement | None") -> list[tuple]:
+    """Every row of a read's query on `db`: through libpq where `_runs_direct` allows (`direct`
+    is the same query in libpq's form, `direct_statement`), else through Django's cursor."""
+    if direct is not None and _runs_direct(db):
+        session = _LibpqSession.of(db.connection)
+        if session is not None:
+            try:
+                return session.fetch_all(direct, params)
+            except Exception:
+                with db.wrap_database_errors:  # psycopg's errors become Django's, as a cursor's
+                    raise
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def direct_statement(sql: str, params: list, constant: Callable[[int], bool]):
+    """`sql` in libpq's form for `fetch_all`, or None when its parameters do not allow it.
+
+    `constant(i)`: whether parameter `i` is always `params[i]`; the others are integers given
+    at each run.
+    """
+    sources = tuple(
+        (value,) if constant(index) else "given" for index, value in enumerate(params)
+    )
+    return _DirectStatement.of(sql, sources)
+
+
 def _execute(db, sql: str, params: list, binary: bool, direct):
     if direct is not None and _runs_direct(db):
         session = _LibpqSession.of(db.connection)
@@ -339,7 +367,7 @@ class _DirectStatement:
     read is a named statement of its own, prepared once per connection (unnamed when the
     connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its row is
     loaded by the connection's own psycopg loaders, as a cursor would. Parameters are integers
-    (the ids of the path), sent as text.
+    (the ids of the path) or constant strings, sent as text.
     """
 
     command: bytes  # the SQL with $1, $2... for %s
@@ -347,8 +375,11 @@ class _DirectStatement:
 
     @classmethod
     def of(cls, sql: str, sources: tuple) -> "_DirectStatement | None":
-        """The libpq form of `sql`, or None unless every parameter is an id or an integer."""
-        if not all(isinstance(source, str) or type(source[0]) is int for source in sources):
+        """The libpq form of `sql`, or None unless every parameter is given or a constant
+        integer or string."""
+        if not all(
+            isinstance(source, str) or _sent_as_text(source[0]) is not None for source in sources
+        ):
             return None
         numbers = itertools.count(1)
         unknown = []
@@ -365,6 +396,15 @@ class _DirectStatement:
             return None
         name = f"fruitcatalog_read_{_DIRECT_NONCE}_{os.getpid()}_{next(_DIRECT_NAMES)}"
         return cls(command.encode(), name.encode())
+
+
+def _sent_as_text(value) -> bytes | None:
+    """A parameter as libpq sends it in text format: an integer's digits, a string's UTF-8."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return b"%d" % value
+    if isinstance(value, str):
+        return value.encode()
+    return None
 
 
 class _LibpqSession:
@@ -401,7 +441,15 @@ class _LibpqSession:
 
     def fetch_one(self, statement: _DirectStatement, params: list):
         """The first row of `statement` (a tuple) or None; errors are psycopg's."""
-        values = [b"%d" % value for value in params]
+        result = self._execute(statement, params)
+        if not result.ntuples:
+            return None
+        self.loader.set_pgresult(result)
+        return self.loader.load_row(0, tuple)
+
+    def _execute(self, statement: _DirectStatement, params: list):
+        """The successful result of `statement` with these integer parameters."""
+        values = [_sent_as_text(value) for value in params]
         if self.raw.prepare_threshold is None:  # the connection prepares nothing
             result = self.pgconn.exec_params(statement.command, values)
         elif statement.name in self.prepared:
@@ -414,10 +462,13 @@ class _LibpqSession:
             result = self._prepare_and_execute(statement, values)
         if result.status != self.tuples:
             self.check(result)
-        if not result.ntuples:
-            return None
+        return result
+
+    def fetch_all(self, statement: _DirectStatement, params: list) -> list[tuple]:
+        """Every row of `statement`; errors are psycopg's."""
+        result = self._execute(statement, params)
         self.loader.set_pgresult(result)
-        return self.loader.load_row(0, tuple)
+        return self.loader.load_rows(0, result.ntuples, tuple)
 
     def _prepare_and_execute(self, statement: _DirectStatement, values: list):
         prepared = self.pgconn.prepare(statement.name, statement.command)

@@ -41,8 +41,13 @@ from fruitcatalog.blobs.responses import Answer, http_response
 logger = logging.getLogger(__name__)
 
 
-class ByteReadApplication:
-    """WSGI: GET and HEAD of a byte path answered here; everything else by `application`."""
+class ReadFront:
+    """A WSGI front: the reads it answers itself, with Django's rules; the rest by `application`.
+
+    What every front keeps of the Django stack (the module docstring): the host check and the
+    HTTPS redirect, the connection's upkeep, the logging of 4xx and 5xx answers, the security
+    headers. A subclass finds its reads in `__call__` and answers them through `serve()`.
+    """
 
     def __init__(self, application):
         self.application = application
@@ -50,31 +55,29 @@ class ByteReadApplication:
         self._extra: dict[bool, list[tuple[str, str]]] = {}
         setting_changed.connect(self._forget_headers)
 
-    def __call__(self, environ, start_response):
-        path = environ.get("PATH_INFO", "")
-        if (
-            environ["REQUEST_METHOD"] not in READ_METHODS
-            or not path.startswith("/api/")
-            or not path.isascii()  # Django re-decodes a non-ASCII path; a byte path is ASCII
-            or environ.get("SCRIPT_NAME")
-        ):
-            return self.application(environ, start_response)
-        found = match_byte_path(path)
-        if found is None:
-            return self.application(environ, start_response)
+    def own_headers(self) -> list[tuple[str, str]]:
+        """Headers this front's answers all carry besides their own and the security ones."""
+        return []
+
+    def serve(self, environ, start_response, respond):
+        """`respond(request)`'s answer (an `Answer`, or None for Django's handler) sent."""
         try:
-            answer = self._answer(WSGIRequest(environ), *found)
+            answer = self._answer(WSGIRequest(environ), respond)
         except SuspiciousOperation:  # Django answers (400) and logs it as a security event
             answer = None
         except Exception:  # Django's handler answers it as usual; a failing front must show
-            logger.exception("Byte read front failed for %s; Django's handler answers", path)
+            logger.exception(
+                "%s failed for %s; Django's handler answers",
+                type(self).__name__,
+                environ.get("PATH_INFO", ""),
+            )
             answer = None
         if answer is None:
             return self.application(environ, start_response)
         start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", answer.headers)
         return [answer.body]
 
-    def _answer(self, request, read, kwargs) -> Answer | None:
+    def _answer(self, request, respond) -> Answer | None:
         """The read's answer with every header, or None for Django's handler to answer."""
         secure = request.is_secure()
         if (settings.SECURE_SSL_REDIRECT and not secure) or settings.FORCE_SCRIPT_NAME:
@@ -88,11 +91,13 @@ class ByteReadApplication:
             db.queries_log.clear()
         _upkeep(db)  # and close_old_connections()
         try:
-            answer = read.respond(request, kwargs)
+            answer = respond(request)
         except (OperationalError, InterfaceError):  # a lost race: Django's handler answers it
             return None
         finally:
             _upkeep(db)  # and request_finished
+        if answer is None:
+            return None
         if answer.status >= 400:  # a 404 or 503, logged as Django's handler logs them
             response = http_response(answer)
             log_response(
@@ -104,17 +109,39 @@ class ByteReadApplication:
         return answer
 
     def _headers(self, request, secure: bool) -> list[tuple[str, str]]:
-        """`read_headers()` and what `SecurityMiddleware` adds to an answer for this scheme."""
+        """`own_headers()` and what `SecurityMiddleware` adds to an answer for this scheme."""
         extra = self._extra.get(secure)
         if extra is None:
             response = HttpResponse()
             del response.headers["Content-Type"]
             SecurityMiddleware(lambda request: response).process_response(request, response)
-            extra = self._extra[secure] = [*read_headers(), *response.items()]
+            extra = self._extra[secure] = [*self.own_headers(), *response.items()]
         return extra
 
     def _forget_headers(self, **kwargs) -> None:
         self._extra = {}
+
+
+class ByteReadApplication(ReadFront):
+    """WSGI: GET and HEAD of a byte path answered here; everything else by `application`."""
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if (
+            environ["REQUEST_METHOD"] not in READ_METHODS
+            or not path.startswith("/api/")
+            or not path.isascii()  # Django re-decodes a non-ASCII path; a byte path is ASCII
+            or environ.get("SCRIPT_NAME")
+        ):
+            return self.application(environ, start_response)
+        found = match_byte_path(path)
+        if found is None:
+            return self.application(environ, start_response)
+        read, kwargs = found
+        return self.serve(environ, start_response, lambda request: read.respond(request, kwargs))
+
+    def own_headers(self) -> list[tuple[str, str]]:
+        return read_headers()
 
 
 def _upkeep(db) -> None:

@@ -1,7 +1,6 @@
-"""Stored rows for the read tests: one byte path of each kind, a thumbnail's path, list rows."""
+"""Stored bytes for the byte-read tests: one path of each kind, or one thumbnail's path."""
 
-from catalog.models import FruitImage, FruitType
-from catalog.services import fruit_set_card_image
+from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from publications.models import PublicationFruitImage
@@ -36,22 +35,3 @@ def stored_thumbnail() -> str:
     image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
     return f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
 
-
-def varied_fruits() -> list:
-    """Fruits of every shape a list row can take, in catalog order.
-
-    Numbered and not, with and without synonyms (stored out of alphabetical order), a unicode
-    name, a card image chosen among two, the oldest image as the card, an image whose thumbnail
-    was never made (its endpoint serves the image), and none.
-    """
-    chosen = FruitFactory(catalog_number=3, name="Schöner aus Boskoop", synonyms=["Zeta", "Alpha"])
-    FruitImage.objects.create(fruit=chosen, data=make_object_png(size=(90, 60)))
-    card = FruitImage.objects.create(fruit=chosen, data=make_object_png(size=(60, 90)))
-    fruit_set_card_image(fruit=chosen, image_id=card.pk)
-    oldest = FruitFactory(catalog_number=7, type=FruitType.PEAR)
-    FruitImage.objects.create(fruit=oldest, data=make_object_png())
-    unthumbnailed = FruitFactory(catalog_number=None, name="Ohne Nummer", type=FruitType.PLUM)
-    image = FruitImage.objects.create(fruit=unthumbnailed, data=make_object_png())
-    FruitImage.objects.filter(pk=image.pk).update(thumbnail_data=None, thumbnail_sha256="")
-    bare = FruitFactory(catalog_number=1, name="Bare", synonyms=["Einzig"])
-    return [bare, chosen, oldest, unthumbnailed]

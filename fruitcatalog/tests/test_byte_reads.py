@@ -385,8 +385,10 @@ def test_the_libpq_form_of_a_read_numbers_its_parameters():
     other = _DirectStatement.of("SELECT %s", ("id",))
     assert other.name != statement.name
     assert f"_{os.getpid()}_".encode() in other.name  # no other process has the same name
-    # Anything but integers (and their placeholders) stays with Django's cursor.
-    assert _DirectStatement.of("SELECT %s", (("text",),)) is None
+    # Constant strings go as text too; anything else stays with Django's cursor.
+    assert _DirectStatement.of("SELECT %s", (("text",),)) is not None
     assert _DirectStatement.of("SELECT %s", ((True,),)) is None
+    assert _DirectStatement.of("SELECT %s", ((b"bytes",),)) is None
+    assert _DirectStatement.of("SELECT %s", ((1.5,),)) is None
     assert _DirectStatement.of("SELECT %(id)s", ("id",)) is None
     assert _DirectStatement.of("SELECT %s, %s", ("id",)) is None

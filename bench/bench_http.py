@@ -22,9 +22,10 @@ repetition) for a thumbnail (200), the same thumbnail revalidated with a matchin
 ``÷ WhiteNoise``/``÷ nginx`` are that row's req/s over theirs for the same case; ``errors`` counts
 wrk's socket errors and responses other than 2xx/3xx. The second table puts
 ``GET /api/v1/fruits?page_size=24`` through the service beside pgbench running the very queries
-the page runs (captured with the test client, parameters inlined), as one pgbench transaction,
-with persistent connections and with a new connection per transaction (``-C``, what
-``DATABASE_CONN_MAX_AGE=0`` does); its ratio is the page's req/s over pgbench's tps.
+the page runs (captured through the service's WSGI application, which answers the page in its
+list front, parameters inlined), as one pgbench transaction, with persistent connections and
+with a new connection per transaction (``-C``, what ``DATABASE_CONN_MAX_AGE=0`` does); its ratio
+is the page's req/s over pgbench's tps.
 ``DATABASE_CONN_MAX_AGE`` and the other ``DJANGO_*`` settings pass through from the environment.
 """
 
@@ -112,6 +113,8 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
     from django.test.utils import CaptureQueriesContext
 
     from catalog.models import Fruit, FruitImage
+    from fruitcatalog.tests.wsgi_client import WSGIClient
+    from fruitcatalog.wsgi import application
 
     settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)
@@ -126,12 +129,14 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
         image = FruitImage(fruit_id=1)
         image.set_data(support.photo_jpeg())
         image.save()
-    client = Client()
+    # The page's queries as the service runs them: through its WSGI application (the list front).
+    client = WSGIClient(application)
     client.get(LIST_PATH)  # warm-up: what runs once per process is not the page's
     with CaptureQueriesContext(connection) as captured:
         response = client.get(LIST_PATH)
     assert response.status_code == 200, response.content[:300]
-    sql = [query["sql"] for query in captured.captured_queries]
+    sql = [query["sql"] for query in captured.captured_queries]  # before the next request
+    assert response.json() == Client().get(LIST_PATH).json()  # the same page as Django's
     database = settings.DATABASES["default"]
     return url, database, image.pk, bytes(image.thumbnail_data), bytes(image.data), sql
 

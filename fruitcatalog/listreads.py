@@ -34,7 +34,7 @@ from rest_framework.request import Request
 from fruitcatalog.blobs.reads import direct_statement, fetch_all, run_read
 from fruitcatalog.blobs.responses import Answer
 from fruitcatalog.blobs.wsgi import ReadFront
-from fruitcatalog.pagination import ScalablePaginator, planned_rows
+from fruitcatalog.pagination import ScalablePaginator, explained, plan_rows
 
 # The query strings a plain page has: nothing, or `page` and/or `page_size` as digits.
 _PAIR = r"(?:page|page_size)=[0-9]{1,9}"
@@ -153,7 +153,8 @@ class ListStatements:
     def __init__(self, queryset, db):
         self.queryset = queryset
         self.db = db
-        self._ids_sql = queryset.values("pk").order_by().query.sql_with_params()
+        sql, params = queryset.values("pk").order_by().query.sql_with_params()
+        self._estimate = _Statement(explained(sql), params, range(len(params)))
         self._counts = {}
         sql, params = queryset.values_list("pk", flat=True).query.sql_with_params()
         self._page = _Statement(f"{sql} LIMIT %s OFFSET %s", [*params, 0, 0], range(len(params)))
@@ -172,7 +173,7 @@ class ListStatements:
     def planned_count(self) -> int | None:
         if self.db.vendor != "postgresql":
             return None
-        return planned_rows(self.db, *self._ids_sql)
+        return plan_rows(self._estimate.fetch(self.db, {})[0][0])
 
     def page_ids(self, offset: int, limit: int) -> list[int]:
         last = len(self._page.params)

@@ -100,8 +100,17 @@ def planner_estimate(queryset) -> int | None:
 def planned_rows(connection, sql: str, params) -> int:
     """The rows PostgreSQL's planner expects the query `sql` to return."""
     with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-        plan = cursor.fetchone()[0]
+        cursor.execute(explained(sql), params)
+        return plan_rows(cursor.fetchone()[0])
+
+
+def explained(sql: str) -> str:
+    """The statement asking PostgreSQL for its plan of `sql` (read by `plan_rows`)."""
+    return f"EXPLAIN (FORMAT JSON) {sql}"
+
+
+def plan_rows(plan) -> int:
+    """The rows a plan from `explained()` expects (the plan as JSON text or loaded)."""
     if isinstance(plan, str):
         plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])

@@ -191,6 +191,6 @@ def test_outside_a_transaction_the_queries_go_to_libpq_and_answer_alike(
         _LibpqSession, "fetch_all", autospec=True, side_effect=_LibpqSession.fetch_all
     ) as direct:
         got = front.get(url)
-    assert direct.call_count == 3  # the count, the page's ids, their rows
+    assert direct.call_count == 4  # the count, the estimate, the page's ids, their rows
     assert answer(got) == answer(anon_client.get(url))
     assert django_app.paths == []

@@ -113,8 +113,10 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
     from django.test.utils import CaptureQueriesContext
 
     from catalog.models import Fruit, FruitImage
+    from fruitcatalog.api import LIST_READS
+    from fruitcatalog.listreads import ListReadApplication
     from fruitcatalog.tests.wsgi_client import WSGIClient
-    from fruitcatalog.wsgi import application
+    from fruitcatalog.wsgi import django_application
 
     settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)
@@ -129,12 +131,19 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
         image = FruitImage(fruit_id=1)
         image.set_data(support.photo_jpeg())
         image.save()
-    # The page's queries as the service runs them: through its WSGI application (the list front).
-    client = WSGIClient(application)
+    # The page's queries as the service runs them: in its list front (which must answer it).
+    handed_on = []
+
+    def django(environ, start_response):
+        handed_on.append(environ["PATH_INFO"])
+        return django_application(environ, start_response)
+
+    client = WSGIClient(ListReadApplication(django, LIST_READS))
     client.get(LIST_PATH)  # warm-up: what runs once per process is not the page's
     with CaptureQueriesContext(connection) as captured:
         response = client.get(LIST_PATH)
     assert response.status_code == 200, response.content[:300]
+    assert not handed_on, "the list front handed the page to Django"
     sql = [query["sql"] for query in captured.captured_queries]  # before the next request
     assert response.json() == Client().get(LIST_PATH).json()  # the same page as Django's
     database = settings.DATABASES["default"]

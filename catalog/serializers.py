@@ -161,6 +161,7 @@ class FruitDetailSerializer(FruitSerializer):
         fields = [*FruitSerializer.Meta.fields, "images"]
 
     def to_representation(self, instance):
+        """The list's representation (`FruitSerializer`) and the images' metadata."""
         representation = super().to_representation(instance)
         images = self.fields["images"]
         representation["images"] = images.to_representation(images.get_attribute(instance))

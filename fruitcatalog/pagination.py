@@ -60,24 +60,40 @@ class ScalablePaginator(Paginator):
         page.next_exists = has_next
         return page
 
-    # The queries, one method each (`fruitcatalog.listreads` runs them precompiled).
+    # The queries, one method each, of the shapes below (`fruitcatalog.listreads` runs the same
+    # shapes compiled once).
 
     def count_up_to(self, limit: int | None) -> int:
         """How many rows match, counting no further than `limit` (None: all)."""
-        ids = self.object_list.values("pk").order_by()
+        ids = matching_ids(self.object_list)
         return (ids if limit is None else ids[:limit]).count()
 
     def planned_count(self) -> int | None:
         """The planner's estimate of the matching rows (PostgreSQL), else None."""
-        return planner_estimate(self.object_list.values("pk").order_by())
+        return planner_estimate(matching_ids(self.object_list))
 
     def page_ids(self, offset: int, limit: int) -> list[int]:
         """The ids of `limit` rows in order from `offset`."""
-        return list(self.object_list.values_list("pk", flat=True)[offset : offset + limit])
+        return list(ordered_ids(self.object_list)[offset : offset + limit])
 
     def rows_of(self, ids: list[int]):
         """The rows with these ids, with the queryset's annotations, in any order."""
-        return self.object_list.filter(pk__in=ids).order_by()
+        return rows_with_ids(self.object_list, ids)
+
+
+def matching_ids(queryset):
+    """The ids of the rows `queryset` matches, unordered: what is counted and estimated."""
+    return queryset.values("pk").order_by()
+
+
+def ordered_ids(queryset):
+    """The ids of the rows `queryset` matches, in its order: what a page is sliced from."""
+    return queryset.values_list("pk", flat=True)
+
+
+def rows_with_ids(queryset, ids):
+    """The rows of `queryset` (annotations and all) with these ids, unordered."""
+    return queryset.filter(pk__in=ids).order_by()
 
 
 class ScalablePage(Page):

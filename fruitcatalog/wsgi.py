@@ -8,15 +8,15 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
 
-# Byte reads (thumbnails above all) are answered in front of Django's handler, which answers the
-# rest: fruitcatalog/blobs/wsgi.py.
 django_application = get_wsgi_application()
 
 from fruitcatalog.api import LIST_READS  # noqa: E402  (needs Django set up)
 from fruitcatalog.blobs.wsgi import ByteReadApplication  # noqa: E402
 from fruitcatalog.listreads import ListReadApplication  # noqa: E402
 
-# And the plain pages of the fruit list (fruitcatalog/listreads.py).
+# Two fronts answer the most frequent reads before Django's handler, which answers the rest:
+# byte reads, thumbnails above all (fruitcatalog/blobs/wsgi.py), and the plain pages of the
+# fruit list (fruitcatalog/listreads.py).
 application = ByteReadApplication(ListReadApplication(django_application, LIST_READS))
 
 # Serving refuses to start without a secret key when debug is off; commands that sign nothing

@@ -284,16 +284,14 @@ def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
 
 
 def fetch_all(db, sql: str, params: list, direct: "_DirectStatement | None") -> list[tuple]:
-    """Every row of a read's query on `db`: through libpq where `_runs_direct` allows (`direct`
-    is the same query in libpq's form, `direct_statement`), else through Django's cursor."""
-    if direct is not None and _runs_direct(db):
-        session = _LibpqSession.of(db.connection)
-        if session is not None:
-            try:
-                return session.fetch_all(direct, params)
-            except Exception:
-                with db.wrap_database_errors:  # psycopg's errors become Django's, as a cursor's
-                    raise
+    """Every row of a read's query on `db`, through libpq where the connection allows.
+
+    `direct` is the same query in libpq's form (`direct_statement`); without it, or where
+    `_runs_direct` does not allow it, the query goes through Django's cursor.
+    """
+    rows = _on_libpq(db, direct, lambda session: session.fetch_all(direct, params))
+    if rows is not _NOT_DIRECT:
+        return rows
     with db.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
@@ -312,19 +310,35 @@ def direct_statement(sql: str, params: list, constant: Callable[[int], bool]):
 
 
 def _execute(db, sql: str, params: list, binary: bool, direct):
-    if direct is not None and _runs_direct(db):
-        session = _LibpqSession.of(db.connection)
-        if session is not None:
-            try:
-                return session.fetch_one(direct, params)
-            except Exception:
-                with db.wrap_database_errors:  # psycopg's errors become Django's, as a cursor's
-                    raise
+    row = _on_libpq(db, direct, lambda session: session.fetch_one(direct, params))
+    if row is not _NOT_DIRECT:
+        return row
     with db.cursor() as cursor:
         if binary:
             _ask_for_binary_results(cursor)
         cursor.execute(sql, params)
         return cursor.fetchone()
+
+
+_NOT_DIRECT = object()
+
+
+def _on_libpq(db, direct, run):
+    """`run(session)` on the connection's `_LibpqSession` if allowed, else `_NOT_DIRECT`.
+
+    Allowed where `_runs_direct` says so; psycopg's errors are raised as Django's, as a
+    cursor raises them.
+    """
+    if direct is None or not _runs_direct(db):
+        return _NOT_DIRECT
+    session = _LibpqSession.of(db.connection)
+    if session is None:
+        return _NOT_DIRECT
+    try:
+        return run(session)
+    except Exception:
+        with db.wrap_database_errors:
+            raise
 
 
 def _runs_direct(db) -> bool:
@@ -375,8 +389,10 @@ class _DirectStatement:
 
     @classmethod
     def of(cls, sql: str, sources: tuple) -> "_DirectStatement | None":
-        """The libpq form of `sql`, or None unless every parameter is given or a constant
-        integer or string."""
+        """The libpq form of `sql`, or None unless each parameter is given or a constant.
+
+        Given parameters are integers; constants are integers or strings.
+        """
         if not all(
             isinstance(source, str) or _sent_as_text(source[0]) is not None for source in sources
         ):
@@ -396,6 +412,13 @@ class _DirectStatement:
             return None
         name = f"fruitcatalog_read_{_DIRECT_NONCE}_{os.getpid()}_{next(_DIRECT_NAMES)}"
         return cls(command.encode(), name.encode())
+
+
+# Types Django loads from text its own way (django/db/backends/postgresql/psycopg_any.py):
+# jsonb, inet and cidr as strings; timestamptz naive without USE_TZ. In binary psycopg's own
+# loaders would apply (a dict, an address, an aware datetime).
+_TEXT_ONLY_TYPES = frozenset({3802, 869, 650})
+_TIMESTAMPTZ = 1184
 
 
 def _sent_as_text(value) -> bytes | None:
@@ -424,6 +447,7 @@ class _LibpqSession:
         self.raw = raw
         self.pgconn = raw.pgconn
         self.prepared: set[bytes] = set()
+        self.text_results: set[bytes] = set()  # statements whose rows are loaded from text
         self.loader = Transformer.from_context(raw)
         self.tuples = pq.ExecStatus.TUPLES_OK
         self.succeeded = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
@@ -450,6 +474,8 @@ class _LibpqSession:
     def _execute(self, statement: _DirectStatement, params: list, result_format: int = 0):
         """The successful result of `statement` with these parameters (rows in this format)."""
         values = [_sent_as_text(value) for value in params]
+        if None in values:
+            raise TypeError(f"A direct read takes integers and strings, not {params!r}.")
         if self.raw.prepare_threshold is None:  # the connection prepares nothing
             result = self.pgconn.exec_params(
                 statement.command, values, result_format=result_format
@@ -470,11 +496,26 @@ class _LibpqSession:
         """Every row of `statement`; errors are psycopg's.
 
         The rows come in binary format, loaded by psycopg's C loaders: Django's own loader of
-        `timestamptz` text is Python, about 6 µs a value, most of a list page's loading.
+        `timestamptz` text is Python, about 6 µs a value, most of a list page's loading. A
+        statement with a column whose binary value psycopg loads otherwise than Django's text
+        loader (`_TEXT_ONLY_TYPES`) is run again in text and, from then on, always in text.
         """
-        result = self._execute(statement, params, result_format=1)
+        text = statement.name in self.text_results
+        result = self._execute(statement, params, result_format=0 if text else 1)
+        if not text and any(map(self._text_only, map(result.ftype, range(result.nfields)))):
+            self.text_results.add(statement.name)
+            result = self._execute(statement, params, result_format=0)
         self.loader.set_pgresult(result)
         return self.loader.load_rows(0, result.ntuples, tuple)
+
+    def _text_only(self, oid: int) -> bool:
+        """Whether rows with this type must be loaded from text, as Django's cursor does."""
+        if oid in _TEXT_ONLY_TYPES or (oid == _TIMESTAMPTZ and not settings.USE_TZ):
+            return True
+        from psycopg.pq import Format
+
+        # A type without a binary loader would be loaded as bytes (as text: a string).
+        return self.loader.adapters.get_loader(oid, Format.BINARY) is None
 
     def _prepare_and_execute(self, statement: _DirectStatement, values: list, result_format):
         prepared = self.pgconn.prepare(statement.name, statement.command)

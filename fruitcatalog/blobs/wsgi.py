@@ -1,26 +1,31 @@
-"""Byte reads answered in front of Django's handler: the WSGI application the service runs.
+"""Reads answered in front of Django's handler: the WSGI application the service runs.
 
 A thumbnail's revalidation is the request card grids make most, and its answer is one query of
 metadata. Inside Django's handler that query was about half of the request's cost: the handler
 sends its request signals (each walking every database connection and cache), builds a
 `WSGIRequest` and an `HttpResponse` and passes them through the middleware stack.
-`ByteReadApplication` answers a GET or HEAD of a byte path with what the read needs (the path's
-keywords, the host check, the read's one query) and hands every other request to Django.
+`ReadFront` is what a front keeps of that stack; `ByteReadApplication` answers a GET or HEAD of
+a byte path with what the read needs (the path's keywords, the host check, the read's one
+query) and hands every other request on (to the list front, `fruitcatalog.listreads`, then
+Django).
 
-It keeps every rule of the Django stack's answer, which `ByteReadMiddleware` gives where this
-front is not installed (the test client, a server given Django's own application):
+Every front keeps these rules of the Django stack's answer:
 
-- the same answer, `ByteRead.respond()`, which the middleware and the DRF view send too;
-- the same headers: the answer's own, `read_headers()`, and the security headers as Django's
-  `SecurityMiddleware` computes them (asked once per process and scheme, and again when a
-  setting changes);
+- the same headers: the answer's own, the front's (`own_headers()`; for bytes `read_headers()`)
+  and the security headers as Django's `SecurityMiddleware` computes them (asked once per
+  process and scheme, and again when a setting changes);
 - the database connection's upkeep of Django's request signals: a persistent connection whose
   age is over `CONN_MAX_AGE` or that saw errors is closed, before and after the read;
-- the same JSON 404 for a row that is not there (or was replaced during the read) and the same
-  503 for a database that cannot be reached, each logged as Django's handler logs them;
-- anything else — a disallowed host, an HTTPS redirect, a `SCRIPT_NAME`, a query string over
-  Django's limits, a lost race, an unexpected error — goes to Django's handler, which answers it
-  as it always has (an unexpected error is logged first: a failing front must show).
+- 4xx and 5xx answers logged as Django's handler logs them;
+- anything else — a disallowed host, an HTTPS redirect, a script prefix (`SCRIPT_NAME`,
+  `FORCE_SCRIPT_NAME`), a query string over Django's limits, a lost race, an unexpected error —
+  goes to Django's handler, which answers it as it always has (an unexpected error is logged
+  first: a failing front must show).
+
+The byte front answers as `ByteReadMiddleware` does where no front is installed (the test
+client, a server given Django's own application): `ByteRead.respond()`, bytes, its JSON 404
+for a row that is not there (or was replaced during the read) and its 503 for a database that
+cannot be reached.
 """
 
 import logging
@@ -28,11 +33,12 @@ from http import HTTPStatus
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, SuspiciousOperation
-from django.core.handlers.wsgi import WSGIRequest
+from django.core.handlers.wsgi import WSGIRequest, get_script_name
 from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
 from django.http import HttpResponse
 from django.middleware.security import SecurityMiddleware
+from django.urls import set_script_prefix
 from django.utils.log import log_response
 
 from fruitcatalog.blobs.reads import READ_METHODS, match_byte_path, read_headers
@@ -44,9 +50,10 @@ logger = logging.getLogger(__name__)
 class ReadFront:
     """A WSGI front: the reads it answers itself, with Django's rules; the rest by `application`.
 
-    What every front keeps of the Django stack (the module docstring): the host check and the
-    HTTPS redirect, the connection's upkeep, the logging of 4xx and 5xx answers, the security
-    headers. A subclass finds its reads in `__call__` and answers them through `serve()`.
+    What every front keeps of the Django stack (the module docstring): the host check, the
+    HTTPS redirect and the script prefix, the connection's upkeep, the logging of 4xx and 5xx
+    answers, the security headers. A subclass finds its reads in `__call__` and answers them
+    through `serve()`.
     """
 
     def __init__(self, application):
@@ -61,7 +68,10 @@ class ReadFront:
 
     def serve(self, environ, start_response, respond):
         """`respond(request)`'s answer (an `Answer`, or None for Django's handler) sent."""
+        if get_script_name(environ):  # served under a prefix: Django's handler sets it
+            return self.application(environ, start_response)
         try:
+            set_script_prefix("/")  # for reverse(), as Django's handler sets it per request
             answer = self._answer(WSGIRequest(environ), respond)
         except SuspiciousOperation:  # Django answers (400) and logs it as a security event
             answer = None
@@ -80,7 +90,7 @@ class ReadFront:
     def _answer(self, request, respond) -> Answer | None:
         """The read's answer with every header, or None for Django's handler to answer."""
         secure = request.is_secure()
-        if (settings.SECURE_SSL_REDIRECT and not secure) or settings.FORCE_SCRIPT_NAME:
+        if settings.SECURE_SSL_REDIRECT and not secure:
             return None
         try:
             request.get_host()  # ALLOWED_HOSTS
@@ -92,7 +102,7 @@ class ReadFront:
         _upkeep(db)  # and close_old_connections()
         try:
             answer = respond(request)
-        except (OperationalError, InterfaceError):  # a lost race: Django's handler answers it
+        except (OperationalError, InterfaceError):  # not answered by the read (a lost race)
             return None
         finally:
             _upkeep(db)  # and request_finished
@@ -131,7 +141,6 @@ class ByteReadApplication(ReadFront):
             environ["REQUEST_METHOD"] not in READ_METHODS
             or not path.startswith("/api/")
             or not path.isascii()  # Django re-decodes a non-ASCII path; a byte path is ASCII
-            or environ.get("SCRIPT_NAME")
         ):
             return self.application(environ, start_response)
         found = match_byte_path(path)

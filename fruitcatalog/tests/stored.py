@@ -34,4 +34,3 @@ def stored_thumbnail() -> str:
     fruit = FruitFactory()
     image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
     return f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail"
-

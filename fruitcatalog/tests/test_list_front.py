@@ -1,11 +1,16 @@
 """The WSGI front for the fruit list's plain pages answers exactly as the Django stack does."""
 
+import io
+from contextlib import closing
 from unittest import mock
 
 import pytest
-from django.db import OperationalError, connection
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import OperationalError, connection, connections
+from django.urls import resolve
 
 from catalog.tests.factories import FruitFactory, varied_fruits
+from catalog.views import FruitViewSet
 from fruitcatalog import wsgi
 from fruitcatalog.api import LIST_READS
 from fruitcatalog.blobs.reads import _LibpqSession
@@ -30,6 +35,7 @@ PLAIN = [
     (f"{FRUITS}?page=02&page_size=2", {}),  # Django's int() takes leading zeros
     (f"{FRUITS}?page_size=0", {}),  # not positive: the default size
     (f"{FRUITS}?page_size=500", {}),  # over the maximum: the maximum
+    (f"{FRUITS}?page_size=4&page_size=2", {}),  # a repeated parameter: its last value
     (f"{FRUITS}?page_size=2", {"HTTP_ACCEPT": "application/json"}),
     (f"{FRUITS}?page_size=2", {"secure": True}),
     (f"{FRUITS}?page=2&page_size=2", {"HTTP_X_FORWARDED_PROTO": "https"}),
@@ -47,7 +53,10 @@ HANDED_ON = [
     ("get", f"{FRUITS}?type=pear&page_size=2", {}),
     ("get", f"{FRUITS}?format=json", {}),
     ("get", f"{FRUITS}?page_size=2&utm_source=x", {}),
-    ("get", f"{FRUITS}?page=2&page=1&page_size=4", {}),
+    ("get", f"{FRUITS}?page=2&page=1&page_size=4", {}),  # three parameters
+    ("get", FRUITS, {"HTTP_ACCEPT": "application/json, */*"}),
+    ("get", FRUITS, {"CONTENT_LENGTH": "2", "wsgi.input": io.BytesIO(b"{}")}),  # a body
+    ("get", FRUITS, {"HTTP_TRANSFER_ENCODING": "chunked"}),
     ("get", f"{FRUITS}?page=%00", {}),  # a NUL byte: 400
     ("get", FRUITS, {"HTTP_ACCEPT": "text/html"}),  # the browsable API
     ("get", FRUITS, {"HTTP_ACCEPT": "application/json; indent=4"}),
@@ -71,6 +80,21 @@ def front(django_app):
     return WSGIClient(ListReadApplication(django_app, LIST_READS))
 
 
+class Stack:
+    """The whole Django stack behind the same WSGI interface: every header, cookies too.
+
+    A new handler per request: Django's middleware reads its settings when it is loaded.
+    """
+
+    def __getattr__(self, method):
+        return getattr(WSGIClient(WSGIHandler()), method)
+
+
+@pytest.fixture
+def stack():
+    return Stack()
+
+
 @pytest.fixture
 def fruits(settings):
     settings.ALLOWED_HOSTS = ["testserver", "catalog.example"]
@@ -84,19 +108,22 @@ def test_the_real_application_has_both_fronts():
     assert isinstance(lists, ListReadApplication)
     assert lists.application is wsgi.django_application
     assert set(lists.reads) == {FRUITS, f"{FRUITS}/"}
+    for path in lists.reads:  # the paths Django routes to the fruit list
+        view = resolve(path).func
+        assert (view.cls, view.actions["get"]) == (FruitViewSet, "list")
 
 
 @pytest.mark.parametrize("hsts", [0, 3600])
 @pytest.mark.parametrize("proxy", [False, True])
 def test_plain_pages_are_answered_in_front_as_the_django_stack_answers(
-    fruits, front, django_app, anon_client, settings, hsts, proxy
+    fruits, front, django_app, stack, settings, hsts, proxy
 ):
     settings.SECURE_HSTS_SECONDS = hsts
     if proxy:  # as DJANGO_BEHIND_PROXY=1 sets them
         settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
         settings.USE_X_FORWARDED_HOST = True
     for url, extra in PLAIN:
-        expected = anon_client.get(url, **extra)
+        expected = stack.get(url, **extra)
         got = front.get(url, **extra)
         assert got.status_code == 200, url
         assert answer(got) == answer(expected), (url, extra)
@@ -106,9 +133,9 @@ def test_plain_pages_are_answered_in_front_as_the_django_stack_answers(
     assert [fruit["name"] for fruit in page["results"]] == [fruits[2].name, fruits[3].name]
 
 
-def test_every_shape_of_row_is_represented_as_drf_represents_it(fruits, front, anon_client):
+def test_every_shape_of_row_is_represented_as_drf_represents_it(fruits, front, stack):
     got = front.get(f"{FRUITS}?page_size=100").json()["results"]
-    assert got == anon_client.get(f"{FRUITS}?page_size=100").json()["results"]
+    assert got == stack.get(f"{FRUITS}?page_size=100").json()["results"]
     assert [fruit["id"] for fruit in got] == [fruit.pk for fruit in fruits]
     assert got[1]["synonyms"] == ["Zeta", "Alpha"]
     assert got[1]["card_image_id"] is not None
@@ -116,55 +143,73 @@ def test_every_shape_of_row_is_represented_as_drf_represents_it(fruits, front, a
     assert got[-1]["catalog_number"] is None and got[-1]["thumbnail_url"]
 
 
-def test_an_empty_catalog_is_an_empty_first_page(front, anon_client):
+def test_an_empty_catalog_is_an_empty_first_page(front, stack):
     got = front.get(FRUITS)
     assert got.json() == {"count": 0, "next": None, "previous": None, "results": []}
-    assert answer(got) == answer(anon_client.get(FRUITS))
+    assert answer(got) == answer(stack.get(FRUITS))
 
 
 def test_a_count_over_the_exact_limit_pages_as_the_django_stack_does(
-    fruits, front, django_app, anon_client, monkeypatch
+    fruits, front, django_app, stack, monkeypatch
 ):
     # PostgreSQL: the planner's estimate, pages found by reading them; SQLite: counted.
     monkeypatch.setattr("fruitcatalog.pagination.EXACT_COUNT_LIMIT", 2)
     for url in [f"{FRUITS}?page_size=2", f"{FRUITS}?page=3&page_size=2"]:
-        assert answer(front.get(url)) == answer(anon_client.get(url)), url
+        assert answer(front.get(url)) == answer(stack.get(url)), url
     assert django_app.paths == []
     past = f"{FRUITS}?page=50&page_size=2"
-    assert answer(front.get(past)) == answer(anon_client.get(past))
+    assert answer(front.get(past)) == answer(stack.get(past))
     assert django_app.paths == [FRUITS]
 
 
 def test_what_the_front_does_not_answer_django_answers_as_ever(
-    fruits, front, django_app, anon_client
+    fruits, front, django_app, stack
 ):
     for method, url, extra in HANDED_ON:
         if method == "options":
             got = front.request("OPTIONS", url, **extra)
-            expected = anon_client.options(url, **extra)
+            expected = stack.request("OPTIONS", url, **extra)
         else:
             got = getattr(front, method)(url, **extra)
-            expected = getattr(anon_client, method)(url, **extra)
+            expected = getattr(stack, method)(url, **extra)
         assert got.status_code == expected.status_code, (url, extra)
-        if expected.get("Content-Type") == "application/json":  # not the browsable API's HTML
+        if expected.headers.get("Content-Type") == "application/json":  # not the HTML API
             assert got.content == expected.content, (url, extra)
     assert len(django_app.paths) == len(HANDED_ON)
 
 
-def test_a_plain_page_in_front_is_four_queries_of_no_bytes(fruits, front, monkeypatch):
+def test_a_plain_page_in_front_is_four_queries_of_no_bytes(
+    fruits, front, monkeypatch, django_assert_max_num_queries
+):
     monkeypatch.setattr("fruitcatalog.pagination.EXACT_COUNT_LIMIT", 2)  # the estimate too
     front.get(FRUITS)  # compiled on the first request of a connection
-    with reading_no_bytes() as captured:
+    with django_assert_max_num_queries(4), reading_no_bytes():
         assert front.get(f"{FRUITS}?page=2&page_size=2").status_code == 200
-    assert len(captured.captured_queries) <= 4
 
 
-def test_an_unreachable_database_is_djangos_json_503(fruits, front, django_app):
+def test_an_unreachable_database_is_the_stacks_json_503_in_front(
+    fruits, front, django_app, stack, caplog
+):
     refused = OperationalError("connection to server at 127.0.0.1 refused")
     with mock.patch.object(connection, "cursor", side_effect=refused):
         response = front.get(FRUITS)
+        expected = stack.get(FRUITS)
     assert response.status_code == 503
     assert response.json() == {"detail": "The database is unavailable; try again shortly."}
+    assert answer(response) == answer(expected)
+    assert django_app.paths == []  # tried once, not again by Django's handler
+    assert "Service Unavailable: /api/v1/fruits" in caplog.text
+
+
+def test_a_lost_race_is_left_to_djangos_handler(fruits, front, django_app):
+    class Deadlock(Exception):
+        sqlstate = "40P01"
+
+    lost = OperationalError("deadlock detected")
+    lost.__cause__ = Deadlock()
+    with mock.patch("fruitcatalog.listreads.run_read", side_effect=lost):
+        response = front.get(FRUITS)
+    assert response.status_code == 200
     assert django_app.paths == [FRUITS]
 
 
@@ -181,16 +226,37 @@ def test_a_failing_front_is_logged_and_django_answers(fruits, front, django_app,
 
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_the_queries_go_to_libpq_and_answer_alike(
-    fruits, front, django_app, anon_client, monkeypatch
+    fruits, front, django_app, stack, monkeypatch
 ):
     if connection.vendor != "postgresql":
         pytest.skip("libpq is PostgreSQL's client library")
     monkeypatch.setattr("fruitcatalog.pagination.EXACT_COUNT_LIMIT", 2)
-    url = f"{FRUITS}?page=2&page_size=2"
+    every = f"{FRUITS}?page_size=100"  # every shape of row: arrays, NULLs, unicode, card choice
     with mock.patch.object(
         _LibpqSession, "fetch_all", autospec=True, side_effect=_LibpqSession.fetch_all
     ) as direct:
-        got = front.get(url)
+        got = front.get(every)
     assert direct.call_count == 4  # the count, the estimate, the page's ids, their rows
-    assert answer(got) == answer(anon_client.get(url))
+    assert answer(got) == answer(stack.get(every))
+    with connection.cursor() as cursor:  # as a pooler's session reset does
+        cursor.execute("DEALLOCATE ALL")
+    assert answer(front.get(every)) == answer(stack.get(every))
+    monkeypatch.setattr(connection.connection, "prepare_threshold", None)  # unnamed statements
+    url = f"{FRUITS}?page=2&page_size=2"
+    assert answer(front.get(url)) == answer(stack.get(url))
     assert django_app.paths == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_dead_persistent_connection_is_replaced_without_a_failed_page(fruits, front):
+    if connection.vendor != "postgresql":
+        pytest.skip("a server-side disconnect needs PostgreSQL")
+    assert front.get(FRUITS).status_code == 200
+    # The server ends this session, as a restart would; the client does not know yet.
+    pid = connection.connection.info.backend_pid
+    with closing(connections.create_connection("default")) as other, other.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    response = front.get(FRUITS)
+    assert response.status_code == 200
+    assert response.json()["count"] == len(fruits)
+    assert connection.connection.info.backend_pid != pid

@@ -33,10 +33,9 @@ from django.db import InterfaceError, OperationalError
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from fruitcatalog.blobs.reads import direct_statement, fetch_all, run_read
-from fruitcatalog.blobs.responses import Answer
-from fruitcatalog.blobs.wsgi import ReadFront
+from fruitcatalog.directreads import direct_statement, fetch_all, run_read
 from fruitcatalog.exceptions import database_error_response, is_lost_race
+from fruitcatalog.fronts import Answer, ReadFront
 from fruitcatalog.pagination import (
     ScalablePaginator,
     explained,

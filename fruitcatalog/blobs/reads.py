@@ -5,7 +5,7 @@ skip DRF's dispatch: no content negotiation, no authentication (reads are public
 touches `request.user`, so neither the session nor a token is looked up), no model instances.
 A read is one query of the row's metadata (compiled once per process; on PostgreSQL, outside a
 transaction, sent by libpq itself as a statement prepared once per connection:
-`_DirectStatement`), and `blob_answer` answers 200, 304 or HEAD as every byte endpoint does,
+`DirectStatement`), and `blob_answer` answers 200, 304 or HEAD as every byte endpoint does,
 cached for good when the URL's `?v=` names the bytes served (the fallback's, when a thumbnail
 falls back to its image) and `no-cache` otherwise. A body comes from `BYTES_CACHE`, the
 recently served bytes of this process keyed by their SHA-256 — the metadata query has just named
@@ -14,10 +14,11 @@ byte column in PostgreSQL's binary format. Writes and `OPTIONS` on the same path
 view (`byte_path`).
 
 The service's WSGI application answers these reads in front of Django's handler
-(`fruitcatalog.blobs.wsgi.ByteReadApplication`); where it is not installed (the test client, a
-server given Django's own application), `ByteReadMiddleware` answers them before the rest of the
-middleware stack (sessions, CSRF, authentication, messages: none of which a public byte read
-uses). The URLconf still decides which paths are byte paths.
+(`fruitcatalog.blobs.wsgi.ByteReadApplication`, a `fruitcatalog.fronts.ReadFront`); where it is
+not installed (the test client, a server given Django's own application), `ByteReadMiddleware`
+answers them before the rest of the middleware stack (sessions, CSRF, authentication,
+messages: none of which a public byte read uses). The URLconf still decides which paths are
+byte paths.
 
 What a thumbnail 304 costs, measured on the bench machine (2 cores, gunicorn's 3 sync workers,
 wrk with 16 connections, beside WhiteNoise in the same run): about 45 µs of the process's CPU
@@ -27,17 +28,13 @@ to 0.54x of WhiteNoise, and 200s from 0.61x to 0.81x, in one A/B run.
 """
 
 import functools
-import itertools
-import os
-import re
-import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections
+from django.db import InterfaceError, OperationalError, connection
 from django.db.models import QuerySet
 from django.db.models.functions import Length
 from django.http import HttpResponse
@@ -45,8 +42,10 @@ from django.urls import Resolver404, URLPattern, get_resolver
 
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
-from fruitcatalog.blobs.responses import Answer, Blob, as_answer, blob_answer, http_response
+from fruitcatalog.blobs.responses import Blob, blob_answer
+from fruitcatalog.directreads import NOT_DIRECT, DirectStatement, on_libpq, run_read
 from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
+from fruitcatalog.fronts import Answer, as_answer, http_response
 
 READ_METHODS = frozenset({"GET", "HEAD"})
 
@@ -105,7 +104,7 @@ class _Statement:
     params: tuple  # a path keyword (str) per parameter, or a constant wrapped in a 1-tuple
     columns: tuple[str, ...]
     model: type  # the model of the row
-    direct: "_DirectStatement | None"  # the same SQL for libpq, when its parameters allow
+    direct: "DirectStatement | None"  # the same SQL for libpq, when its parameters allow
 
     def fetch(self, kwargs: dict) -> dict | None:
         params = [int(kwargs[p]) if isinstance(p, str) else p[0] for p in self.params]
@@ -185,7 +184,7 @@ class ByteRead:
             params=sources,
             columns=tuple(plain[column] for column in order),
             model=rows.model,
-            direct=_DirectStatement.of(sql, sources),
+            direct=DirectStatement.of(sql, sources),
         )
 
     def _blob(self, model, spec: StoredBytes, row: dict, kwargs: dict) -> Blob:
@@ -252,297 +251,24 @@ def _bytes_query(model, spec: StoredBytes) -> tuple[str, tuple]:
     return sql, params
 
 
-def run_read(read: Callable, *, using: str = DEFAULT_DB_ALIAS):
-    """`read(db)`, without the connection's health check (`SELECT 1`) before its first query.
-
-    A persistent connection is checked before a request's first query; for a read that is a
-    second round trip as costly as the read. Instead the read runs at once, and should the
-    reused connection turn out dead (the server restarted), it is closed and the read runs once
-    more on a new one — the same outcome, paid only when it happens. `read` only reads.
-    """
-    db = connections[using]
-    reused = db.connection is not None and not db.in_atomic_block
-    if reused:
-        db.health_check_done = True
-    try:
-        return read(db)
-    except (InterfaceError, OperationalError):
-        # Only a dead connection is retried: a timeout or a lock is the database's answer.
-        if not reused or db.is_usable():
-            raise
-        db.close()
-        return read(db)
-
-
 def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
     """One row of a read (`run_read`).
 
     `direct`: the same query for libpq, run that way when the connection allows
-    (`_DirectStatement`).
+    (`DirectStatement`).
     """
     return run_read(lambda db: _execute(db, sql, params, binary, direct))
 
 
-def fetch_all(db, sql: str, params: list, direct: "_DirectStatement | None") -> list[tuple]:
-    """Every row of a read's query on `db`, through libpq where the connection allows.
-
-    `direct` is the same query in libpq's form (`direct_statement`); without it, or where
-    `_runs_direct` does not allow it, the query goes through Django's cursor.
-    """
-    rows = _on_libpq(db, direct, lambda session: session.fetch_all(direct, params))
-    if rows is not _NOT_DIRECT:
-        return rows
-    with db.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def direct_statement(sql: str, params: list, constant: Callable[[int], bool]):
-    """`sql` in libpq's form for `fetch_all`, or None when its parameters do not allow it.
-
-    `constant(i)`: whether parameter `i` is always `params[i]`; the others are integers given
-    at each run.
-    """
-    sources = tuple(
-        (value,) if constant(index) else "given" for index, value in enumerate(params)
-    )
-    return _DirectStatement.of(sql, sources)
-
-
 def _execute(db, sql: str, params: list, binary: bool, direct):
-    row = _on_libpq(db, direct, lambda session: session.fetch_one(direct, params))
-    if row is not _NOT_DIRECT:
+    row = on_libpq(db, direct, lambda session: session.fetch_one(direct, params))
+    if row is not NOT_DIRECT:
         return row
     with db.cursor() as cursor:
         if binary:
             _ask_for_binary_results(cursor)
         cursor.execute(sql, params)
         return cursor.fetchone()
-
-
-_NOT_DIRECT = object()
-
-
-def _on_libpq(db, direct, run):
-    """`run(session)` on the connection's `_LibpqSession` if allowed, else `_NOT_DIRECT`.
-
-    Allowed where `_runs_direct` says so; psycopg's errors are raised as Django's, as a
-    cursor raises them.
-    """
-    if direct is None or not _runs_direct(db):
-        return _NOT_DIRECT
-    session = _LibpqSession.of(db.connection)
-    if session is None:
-        return _NOT_DIRECT
-    try:
-        return run(session)
-    except Exception:
-        with db.wrap_database_errors:
-            raise
-
-
-def _runs_direct(db) -> bool:
-    """Whether a read may go to libpq itself (`_DirectStatement`) rather than through a cursor.
-
-    Only on an open PostgreSQL connection in autocommit, outside any transaction, that nothing
-    watches: no query logging (debug, or a test counting queries), no execute wrappers, not
-    shared between threads. Anywhere else the read takes Django's cursor, as any query does.
-    """
-    return (
-        db.vendor == "postgresql"
-        and db.connection is not None
-        and db.connection.autocommit  # psycopg's own: it would send no BEGIN before the query
-        and not db.in_atomic_block
-        and not db.queries_logged
-        and not db.execute_wrappers
-        and not db.allow_thread_sharing
-    )
-
-
-_PLACEHOLDER = re.compile(r"%(.)", re.DOTALL)
-_DIRECT_NAMES = itertools.count(1)
-# In each statement's name beside this process's id: a name met again on a server session (a
-# pooled connection) is this process's, for the same SQL, even behind a pooler that hands one
-# session to processes on several hosts.
-_DIRECT_NONCE = secrets.token_hex(4)
-# SQLSTATEs of a prepared statement that does not exist (any more), and of one that already does.
-_NO_SUCH_STATEMENT = b"26000"
-_STATEMENT_EXISTS = b"42P05"
-
-
-@dataclass(frozen=True)
-class _DirectStatement:
-    """A read's query sent by libpq itself: the same messages on the same socket, less work.
-
-    A 304 is one query and headers, and the query through Django's cursor and psycopg's execute
-    path (its generators, its prepared statements' bookkeeping) took about 100 µs of the
-    client's CPU per read on the bench machine; libpq's blocking `PQexecPrepared`, the same
-    Bind/Execute/Sync on the same connection, about 20. So where `_runs_direct` allows, the
-    read is a named statement of its own, prepared once per connection (unnamed when the
-    connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its row is
-    loaded by the connection's own psycopg loaders, as a cursor would. Parameters are integers
-    (the ids of the path) or constant strings, sent as text.
-    """
-
-    command: bytes  # the SQL with $1, $2... for %s
-    name: bytes  # of the prepared statement: one SQL per name (`_DIRECT_NONCE`)
-
-    @classmethod
-    def of(cls, sql: str, sources: tuple) -> "_DirectStatement | None":
-        """The libpq form of `sql`, or None unless each parameter is given or a constant.
-
-        Given parameters are integers; constants are integers or strings.
-        """
-        if not all(
-            isinstance(source, str) or _sent_as_text(source[0]) is not None for source in sources
-        ):
-            return None
-        numbers = itertools.count(1)
-        unknown = []
-
-        def placeholder(match):
-            if match.group(1) == "%":
-                return "%"
-            if match.group(1) != "s":
-                unknown.append(match.group(0))
-            return f"${next(numbers)}"
-
-        command = _PLACEHOLDER.sub(placeholder, sql)
-        if unknown or next(numbers) != len(sources) + 1:
-            return None
-        name = f"fruitcatalog_read_{_DIRECT_NONCE}_{os.getpid()}_{next(_DIRECT_NAMES)}"
-        return cls(command.encode(), name.encode())
-
-
-# Types Django loads from text its own way (django/db/backends/postgresql/psycopg_any.py):
-# jsonb, inet and cidr as strings; timestamptz naive without USE_TZ. In binary psycopg's own
-# loaders would apply (a dict, an address, an aware datetime).
-_TEXT_ONLY_TYPES = frozenset({3802, 869, 650})
-_TIMESTAMPTZ = 1184
-
-
-def _sent_as_text(value) -> bytes | None:
-    """A parameter as libpq sends it in text format: an integer's digits, a string's UTF-8."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return b"%d" % value
-    if isinstance(value, str):
-        return value.encode()
-    return None
-
-
-class _LibpqSession:
-    """What direct reads keep on one psycopg connection (a session on the server): the
-    statements prepared on it, and a loader with its adapters.
-
-    Kept on the psycopg connection itself, so a new connection (closed for its age, after an
-    error, by a restart) starts with none, and a pooled one keeps what its session has.
-    """
-
-    ATTRIBUTE = "_fruitcatalog_direct_reads"
-
-    def __init__(self, raw):
-        from psycopg import pq
-        from psycopg.adapt import Transformer
-
-        self.raw = raw
-        self.pgconn = raw.pgconn
-        self.prepared: set[bytes] = set()
-        self.text_results: set[bytes] = set()  # statements whose rows are loaded from text
-        self.loader = Transformer.from_context(raw)
-        self.tuples = pq.ExecStatus.TUPLES_OK
-        self.succeeded = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
-
-    @classmethod
-    def of(cls, raw) -> "_LibpqSession | None":
-        """The session of psycopg connection `raw`; None for a connection of psycopg 2."""
-        session = getattr(raw, cls.ATTRIBUTE, None)
-        if session is None:
-            if not hasattr(raw, "pgconn"):
-                return None
-            session = cls(raw)
-            setattr(raw, cls.ATTRIBUTE, session)
-        return session
-
-    def fetch_one(self, statement: _DirectStatement, params: list):
-        """The first row of `statement` (a tuple) or None; errors are psycopg's."""
-        result = self._execute(statement, params)
-        if not result.ntuples:
-            return None
-        self.loader.set_pgresult(result)
-        return self.loader.load_row(0, tuple)
-
-    def _execute(self, statement: _DirectStatement, params: list, result_format: int = 0):
-        """The successful result of `statement` with these parameters (rows in this format)."""
-        values = [_sent_as_text(value) for value in params]
-        if None in values:
-            raise TypeError(f"A direct read takes integers and strings, not {params!r}.")
-        if self.raw.prepare_threshold is None:  # the connection prepares nothing
-            result = self.pgconn.exec_params(
-                statement.command, values, result_format=result_format
-            )
-        elif statement.name in self.prepared:
-            result = self.pgconn.exec_prepared(statement.name, values, result_format=result_format)
-            if result.status != self.tuples and self._sqlstate(result) == _NO_SUCH_STATEMENT:
-                # `DISCARD ALL` or `DEALLOCATE ALL` ran on this session since.
-                self.prepared.clear()
-                result = self._prepare_and_execute(statement, values, result_format)
-        else:
-            result = self._prepare_and_execute(statement, values, result_format)
-        if result.status != self.tuples:
-            self.check(result)
-        return result
-
-    def fetch_all(self, statement: _DirectStatement, params: list) -> list[tuple]:
-        """Every row of `statement`; errors are psycopg's.
-
-        The rows come in binary format, loaded by psycopg's C loaders: Django's own loader of
-        `timestamptz` text is Python, about 6 µs a value, most of a list page's loading. A
-        statement with a column whose binary value psycopg loads otherwise than Django's text
-        loader (`_TEXT_ONLY_TYPES`) is run again in text and, from then on, always in text.
-        """
-        text = statement.name in self.text_results
-        result = self._execute(statement, params, result_format=0 if text else 1)
-        if not text and any(map(self._text_only, map(result.ftype, range(result.nfields)))):
-            self.text_results.add(statement.name)
-            result = self._execute(statement, params, result_format=0)
-        self.loader.set_pgresult(result)
-        return self.loader.load_rows(0, result.ntuples, tuple)
-
-    def _text_only(self, oid: int) -> bool:
-        """Whether rows with this type must be loaded from text, as Django's cursor does."""
-        if oid in _TEXT_ONLY_TYPES or (oid == _TIMESTAMPTZ and not settings.USE_TZ):
-            return True
-        from psycopg.pq import Format
-
-        # A type without a binary loader would be loaded as bytes (as text: a string).
-        return self.loader.adapters.get_loader(oid, Format.BINARY) is None
-
-    def _prepare_and_execute(self, statement: _DirectStatement, values: list, result_format):
-        prepared = self.pgconn.prepare(statement.name, statement.command)
-        if self._sqlstate(prepared) != _STATEMENT_EXISTS:  # the same name is the same SQL
-            self.check(prepared)
-        self.prepared.add(statement.name)
-        return self.pgconn.exec_prepared(statement.name, values, result_format=result_format)
-
-    def check(self, result) -> None:
-        """Raise what psycopg would for a result that is not a success."""
-        if result.status in self.succeeded:
-            return
-        from psycopg import OperationalError as LostConnection
-        from psycopg import pq
-        from psycopg.errors import error_from_result
-
-        if self.pgconn.status == pq.ConnStatus.BAD:
-            message = self.pgconn.error_message.decode("utf-8", "replace").strip()
-            raise LostConnection(f"the connection is lost: {message}")
-        raise error_from_result(result, encoding=self.raw.info.encoding)
-
-    def _sqlstate(self, result) -> bytes | None:
-        if result.status in self.succeeded:
-            return None
-        from psycopg import pq
-
-        return result.error_field(pq.DiagnosticField.SQLSTATE)
 
 
 def _ask_for_binary_results(cursor) -> None:

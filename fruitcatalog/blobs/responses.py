@@ -9,8 +9,10 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import HttpResponse, HttpResponseNotModified, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.utils.http import content_disposition_header, parse_etags
+
+from fruitcatalog.fronts import Answer, http_response
 
 VERSION_PARAMETER = "v"
 # 64 bits of the hash: a collision between two versions of one URL is out of reach, and the URL
@@ -81,15 +83,6 @@ def cache_control(query_string: str, blob: Blob) -> str:
 _VERSION_KEY = f"{VERSION_PARAMETER}="
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A byte response as status, headers and body: what `blob_response` and the WSGI front send."""
-
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes = b""
-
-
 def blob_answer(request, blob: Blob) -> Answer:
     """200 with the bytes, 304 when `If-None-Match` matches, headers only for HEAD.
 
@@ -132,20 +125,3 @@ def _inline(filename: str) -> str:
 def blob_response(request, blob: Blob) -> HttpResponse:
     """`blob_answer` as a Django response."""
     return http_response(blob_answer(request, blob))
-
-
-def as_answer(response: HttpResponse) -> Answer:
-    """A Django response (a JSON error) as an `Answer`."""
-    return Answer(response.status_code, list(response.items()), response.content)
-
-
-def http_response(answer: Answer) -> HttpResponse:
-    """An `Answer` as a Django response (a 304 without Django's default `Content-Type`)."""
-    if answer.status == 304:
-        response = HttpResponseNotModified()
-    else:
-        response = HttpResponse(answer.body, status=answer.status)
-    headers = response.headers
-    for name, value in answer.headers:
-        headers[name] = value
-    return response

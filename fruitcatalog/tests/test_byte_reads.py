@@ -8,10 +8,12 @@ from django.test.utils import CaptureQueriesContext
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
+from fruitcatalog import directreads
 from fruitcatalog.blobs import reads
-from fruitcatalog.blobs.reads import _DirectStatement, _LibpqSession, match_byte_path
+from fruitcatalog.blobs.reads import match_byte_path
 from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH
 from fruitcatalog.blobs.tests.media import make_object_png
+from fruitcatalog.directreads import DirectStatement, LibpqSession
 from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
 from fruitcatalog.tests.stored import stored_thumbnail
 
@@ -258,7 +260,7 @@ def test_a_byte_urlconf_that_is_not_flat_is_resolved_as_usual(byte_paths, anon_c
     assert "Access-Control-Allow-Origin" not in anon_client.get("/api/v1/fruits")
 
 
-# Reads outside a transaction, on PostgreSQL, go to libpq itself (reads._DirectStatement).
+# Reads outside a transaction, on PostgreSQL, go to libpq itself (reads.DirectStatement).
 
 
 def needs_postgresql():
@@ -268,7 +270,7 @@ def needs_postgresql():
 
 def direct_session():
     """What direct reads keep on the current psycopg connection (None before the first)."""
-    return getattr(connection.connection, _LibpqSession.ATTRIBUTE, None)
+    return getattr(connection.connection, LibpqSession.ATTRIBUTE, None)
 
 
 def prepared_reads() -> list[str]:
@@ -322,7 +324,7 @@ def test_a_session_that_has_the_statement_already_uses_it(anon_client):
     path = stored_thumbnail()
     etag = anon_client.get(path)["ETag"]
     before = prepared_reads()
-    delattr(connection.connection, _LibpqSession.ATTRIBUTE)  # what was prepared is forgotten
+    delattr(connection.connection, LibpqSession.ATTRIBUTE)  # what was prepared is forgotten
     assert anon_client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304
     assert direct_session().prepared
     assert prepared_reads() == before
@@ -349,7 +351,7 @@ def test_a_direct_read_raises_djangos_errors_and_keeps_its_connection():
     needs_postgresql()
     from django.db import DataError
 
-    statement = _DirectStatement.of("SELECT 1 / %s", ("divisor",))
+    statement = DirectStatement.of("SELECT 1 / %s", ("divisor",))
     connection.ensure_connection()
     with pytest.raises(DataError):
         reads._fetch_one("SELECT 1 / %s", [0], direct=statement)
@@ -371,24 +373,24 @@ def test_reads_in_a_transaction_take_djangos_cursor(byte_paths, anon_client):
     # The test's own rows are uncommitted: only its transaction sees them.
     assert anon_client.get(byte_paths[0]).status_code == 200
     assert connection.in_atomic_block
-    assert not reads._runs_direct(connection)
+    assert not directreads.runs_direct(connection)
 
 
 def test_the_libpq_form_of_a_read_numbers_its_parameters():
-    statement = _DirectStatement.of(
+    statement = DirectStatement.of(
         """SELECT "a" FROM "t" WHERE "b" = %s AND "c" LIKE 'x%%' AND "d" = %s""", ("id", (3,))
     )
     assert (
         statement.command
         == b"""SELECT "a" FROM "t" WHERE "b" = $1 AND "c" LIKE 'x%' AND "d" = $2"""
     )
-    other = _DirectStatement.of("SELECT %s", ("id",))
+    other = DirectStatement.of("SELECT %s", ("id",))
     assert other.name != statement.name
     assert f"_{os.getpid()}_".encode() in other.name  # no other process has the same name
     # Constant strings go as text too; anything else stays with Django's cursor.
-    assert _DirectStatement.of("SELECT %s", (("text",),)) is not None
-    assert _DirectStatement.of("SELECT %s", ((True,),)) is None
-    assert _DirectStatement.of("SELECT %s", ((b"bytes",),)) is None
-    assert _DirectStatement.of("SELECT %s", ((1.5,),)) is None
-    assert _DirectStatement.of("SELECT %(id)s", ("id",)) is None
-    assert _DirectStatement.of("SELECT %s, %s", ("id",)) is None
+    assert DirectStatement.of("SELECT %s", (("text",),)) is not None
+    assert DirectStatement.of("SELECT %s", ((True,),)) is None
+    assert DirectStatement.of("SELECT %s", ((b"bytes",),)) is None
+    assert DirectStatement.of("SELECT %s", ((1.5,),)) is None
+    assert DirectStatement.of("SELECT %(id)s", ("id",)) is None
+    assert DirectStatement.of("SELECT %s, %s", ("id",)) is None

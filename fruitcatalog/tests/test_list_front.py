@@ -13,8 +13,8 @@ from catalog.tests.factories import FruitFactory, varied_fruits
 from catalog.views import FruitViewSet
 from fruitcatalog import wsgi
 from fruitcatalog.api import LIST_READS
-from fruitcatalog.blobs.reads import _LibpqSession
 from fruitcatalog.blobs.wsgi import ByteReadApplication
+from fruitcatalog.directreads import LibpqSession
 from fruitcatalog.listreads import ListReadApplication
 from fruitcatalog.tests.queries import reading_no_bytes
 from fruitcatalog.tests.test_wsgi_front import Spy, answer
@@ -113,15 +113,9 @@ def test_the_real_application_has_both_fronts():
         assert (view.cls, view.actions["get"]) == (FruitViewSet, "list")
 
 
-@pytest.mark.parametrize("hsts", [0, 3600])
-@pytest.mark.parametrize("proxy", [False, True])
 def test_plain_pages_are_answered_in_front_as_the_django_stack_answers(
-    fruits, front, django_app, stack, settings, hsts, proxy
+    fruits, front, django_app, stack, security_settings
 ):
-    settings.SECURE_HSTS_SECONDS = hsts
-    if proxy:  # as DJANGO_BEHIND_PROXY=1 sets them
-        settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-        settings.USE_X_FORWARDED_HOST = True
     for url, extra in PLAIN:
         expected = stack.get(url, **extra)
         got = front.get(url, **extra)
@@ -233,7 +227,7 @@ def test_outside_a_transaction_the_queries_go_to_libpq_and_answer_alike(
     monkeypatch.setattr("fruitcatalog.pagination.EXACT_COUNT_LIMIT", 2)
     every = f"{FRUITS}?page_size=100"  # every shape of row: arrays, NULLs, unicode, card choice
     with mock.patch.object(
-        _LibpqSession, "fetch_all", autospec=True, side_effect=_LibpqSession.fetch_all
+        LibpqSession, "fetch_all", autospec=True, side_effect=LibpqSession.fetch_all
     ) as direct:
         got = front.get(every)
     assert direct.call_count == 4  # the count, the estimate, the page's ids, their rows

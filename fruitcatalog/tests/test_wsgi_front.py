@@ -64,15 +64,10 @@ def variants(client, path: str) -> dict:
     }
 
 
-@pytest.mark.parametrize("hsts", [0, 3600])
-@pytest.mark.parametrize("proxy", [False, True])
 def test_byte_reads_are_answered_in_front_as_the_django_stack_answers(
-    byte_paths, front, django_app, anon_client, settings, hsts, proxy
+    byte_paths, front, django_app, anon_client, security_settings
 ):
-    settings.SECURE_HSTS_SECONDS = hsts
-    if proxy:  # as DJANGO_BEHIND_PROXY=1 sets them
-        settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-        settings.USE_X_FORWARDED_HOST = True
+    hsts, proxy = security_settings
     for path in byte_paths:
         for name, (method, url, extra) in variants(anon_client, path).items():
             expected = getattr(anon_client, method)(url, **extra)

@@ -124,9 +124,9 @@ class DirectStatement:
     """A read's query sent by libpq itself: the same messages on the same socket, less work.
 
     A 304 is one query and headers, and the query through Django's cursor and psycopg's execute
-    path (its generators, its prepared statements' bookkeeping) took about 100 µs of the
-    client's CPU per read on the bench machine; libpq's blocking `PQexecPrepared`, the same
-    Bind/Execute/Sync on the same connection, about 20. So where `runs_direct` allows, the
+    path (its generators, its prepared statements' bookkeeping) is most of its client's CPU
+    (the module docstring); libpq's blocking `PQexecPrepared` sends the same
+    Bind/Execute/Sync on the same connection for half of it. So where `runs_direct` allows, the
     read is a named statement of its own, prepared once per connection (unnamed when the
     connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its row is
     loaded by the connection's own psycopg loaders, as a cursor would. Parameters are integers
@@ -163,10 +163,14 @@ class DirectStatement:
         return cls(command.encode(), name.encode())
 
 
-# Types Django loads from text its own way (django/db/backends/postgresql/psycopg_any.py):
-# jsonb, inet and cidr as strings; timestamptz naive without USE_TZ. In binary psycopg's own
-# loaders would apply (a dict, an address, an aware datetime).
-_TEXT_ONLY_TYPES = frozenset({3802, 869, 650})
+# Types whose binary values psycopg loads as Django's cursor loads their text: booleans, integers,
+# text, bytea, json (parsed either way), date, uuid, numeric and arrays of integers and text.
+# Any other type comes as text: Django loads some its own way (jsonb, inet and cidr as strings,
+# django/db/backends/postgresql/psycopg_any.py), and binary floats or unknown types differ.
+_BINARY_ALIKE = frozenset({16, 17, 20, 21, 23, 25, 114, 1042, 1043, 1082, 1700, 2950})
+_BINARY_ALIKE |= {1000, 1005, 1007, 1009, 1014, 1015, 1016}  # their arrays
+# timestamptz: Django's loader gives aware datetimes in UTC with USE_TZ, as psycopg's binary
+# loader does on the UTC session Django sets up; naive ones without.
 _TIMESTAMPTZ = 1184
 
 
@@ -180,8 +184,9 @@ def _sent_as_text(value) -> bytes | None:
 
 
 class LibpqSession:
-    """What direct reads keep on one psycopg connection (a session on the server): the
-    statements prepared on it, and a loader with its adapters.
+    """What direct reads keep on one psycopg connection: its prepared statements, a loader.
+
+    The connection is a session on the server; the loader has the connection's adapters.
 
     Kept on the psycopg connection itself, so a new connection (closed for its age, after an
     error, by a restart) starts with none, and a pooled one keeps what its session has.
@@ -196,7 +201,8 @@ class LibpqSession:
         self.raw = raw
         self.pgconn = raw.pgconn
         self.prepared: set[bytes] = set()
-        self.text_results: set[bytes] = set()  # statements whose rows are loaded from text
+        # Statements (with USE_TZ) whose rows are loaded from text (`fetch_all`).
+        self.text_results: set[tuple[bytes, bool]] = set()
         self.loader = Transformer.from_context(raw)
         self.tuples = pq.ExecStatus.TUPLES_OK
         self.succeeded = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
@@ -246,25 +252,24 @@ class LibpqSession:
 
         The rows come in binary format, loaded by psycopg's C loaders: Django's own loader of
         `timestamptz` text is Python, about 6 µs a value, most of a list page's loading. A
-        statement with a column whose binary value psycopg loads otherwise than Django's text
-        loader (`_TEXT_ONLY_TYPES`) is run again in text and, from then on, always in text.
+        statement with a column of a type outside `_BINARY_ALIKE` is run again in text and, from
+        then on, always in text.
         """
-        text = statement.name in self.text_results
+        key = (statement.name, settings.USE_TZ)
+        text = key in self.text_results
         result = self._execute(statement, params, result_format=0 if text else 1)
         if not text and any(map(self._text_only, map(result.ftype, range(result.nfields)))):
-            self.text_results.add(statement.name)
+            self.text_results.add(key)
             result = self._execute(statement, params, result_format=0)
         self.loader.set_pgresult(result)
         return self.loader.load_rows(0, result.ntuples, tuple)
 
-    def _text_only(self, oid: int) -> bool:
+    @staticmethod
+    def _text_only(oid: int) -> bool:
         """Whether rows with this type must be loaded from text, as Django's cursor does."""
-        if oid in _TEXT_ONLY_TYPES or (oid == _TIMESTAMPTZ and not settings.USE_TZ):
-            return True
-        from psycopg.pq import Format
-
-        # A type without a binary loader would be loaded as bytes (as text: a string).
-        return self.loader.adapters.get_loader(oid, Format.BINARY) is None
+        if oid == _TIMESTAMPTZ:
+            return not settings.USE_TZ
+        return oid not in _BINARY_ALIKE
 
     def _prepare_and_execute(self, statement: DirectStatement, values: list, result_format):
         prepared = self.pgconn.prepare(statement.name, statement.command)

@@ -17,9 +17,9 @@ Every front keeps these rules of the Django stack's answer:
   age is over `CONN_MAX_AGE` or that saw errors is closed, before and after the read;
 - 4xx and 5xx answers logged as Django's handler logs them;
 - anything else — a disallowed host, an HTTPS redirect, a script prefix (`SCRIPT_NAME`,
-  `FORCE_SCRIPT_NAME`), a query string over Django's limits, a lost race, an unexpected error —
-  goes to Django's handler, which answers it as it always has (an unexpected error is logged
-  first: a failing front must show).
+  `FORCE_SCRIPT_NAME`), `PREPEND_WWW` or `DISALLOWED_USER_AGENTS` set, a query string over
+  Django's limits, a lost race, an unexpected error — goes to Django's handler, which answers
+  it as it always has (an unexpected error is logged first: a failing front must show).
 """
 
 import logging
@@ -109,6 +109,8 @@ class ReadFront:
         """The read's answer with every header, or None for Django's handler to answer."""
         secure = request.is_secure()
         if settings.SECURE_SSL_REDIRECT and not secure:
+            return None
+        if settings.PREPEND_WWW or settings.DISALLOWED_USER_AGENTS:  # CommonMiddleware's rules
             return None
         try:
             request.get_host()  # ALLOWED_HOSTS

@@ -11,17 +11,18 @@ dispatch. `ListReadApplication` answers a GET of a list path whose query string 
   links), its `ScalablePaginator` rules (bounded count, ids first, has-next from one extra id),
   its serializer's representation and first renderer (JSON);
 - running the paginator's queries (`pagination.matching_ids`, `ordered_ids`, `rows_with_ids`)
-  from SQL the ORM compiled once per connection (`CompiledPaginator`), without a health check
-  before the first (`run_read`), sent by libpq with rows in binary format where the connection
-  allows (`fetch_all`);
-- with the headers Django's stack gives such an answer (`PlainListRead.headers`), the same JSON
-  503 when the database cannot be reached, and the front's rules of `ReadFront`: host check,
-  HTTPS redirect, script prefix, the connection's upkeep, logging.
+  from SQL the ORM compiled once per database connection object (`ListStatements`, kept across
+  reconnections), without a health check before the first (`run_read`), sent by libpq with
+  rows in binary format where the connection allows (`fetch_all`);
+- with the headers Django's stack gives such an answer (`PlainListRead.headers`), the API's
+  JSON 404 for a page that does not exist, the same JSON 503 when the database cannot be
+  reached, and the front's rules of `ReadFront`: host check, HTTPS redirect, script prefix, the
+  connection's upkeep, logging.
 
 Anything else goes to Django's handler, as before: filters, ordering, `format`, any other
-parameter or a page number that is not plain digits; an `Accept` other than exactly JSON's or
-`*/*` (the browsable API, indented JSON); credentials or cookies (authentication, the session's
-cookie); an `Origin` (CORS); a body; a page that does not exist (404); a lost race.
+parameter, a page number that is not 1 to 9 plain digits, more than two parameters; an `Accept`
+other than exactly JSON's or `*/*` (the browsable API, indented JSON); credentials or cookies
+(authentication, the session's cookie); an `Origin` (CORS); a body; a lost race.
 `test_list_front.py` compares the two answers header for header and byte for byte.
 """
 
@@ -31,7 +32,9 @@ import re
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from rest_framework.exceptions import NotFound
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from fruitcatalog.directreads import direct_statement, fetch_all, run_read
 from fruitcatalog.exceptions import database_error_response, is_lost_race
@@ -75,7 +78,8 @@ class PlainListRead:
     """A list viewset's unfiltered pages: its pagination, serializer and renderer, SQL compiled.
 
     `view` is the viewset class: its `queryset` (what its `list` pages, unfiltered),
-    `pagination_class` (with a `ScalablePaginator`), `serializer_class` and first renderer.
+    `pagination_class` (with a `ScalablePaginator`), `serializer_class` and first renderer
+    (JSON); its `get_queryset()` and `get_serializer_class()` must give those for `list`.
     `allow` is the list path's `Allow` header (its methods).
     """
 
@@ -85,8 +89,13 @@ class PlainListRead:
             raise ValueError(f"{view.__name__} does not page with a ScalablePaginator.")
         if view.queryset._prefetch_related_lookups:
             raise ValueError(f"{view.__name__}'s queryset prefetches: not a one-query page.")
+        renderer = view.renderer_classes[0]
+        if not issubclass(renderer, JSONRenderer) or renderer.charset is not None:
+            raise ValueError(f"{view.__name__} does not answer plain JSON first.")
+        if view.throttle_classes:
+            raise ValueError(f"{view.__name__} is throttled: the front throttles nothing.")
         self.view = view
-        self.renderer = view.renderer_classes[0]()
+        self.renderer = renderer()
         self.allow = allow
 
     def takes(self, environ) -> bool:
@@ -100,7 +109,7 @@ class PlainListRead:
         )
 
     def respond(self, request) -> Answer | None:
-        """The page as the viewset's `list` answers it; None for a page that does not exist.
+        """The page as the viewset's `list` answers it: the page, or the API's JSON 404.
 
         An unreachable database is the JSON 503 Django's stack answers; a lost race is raised
         (Django's handler answers it).
@@ -111,8 +120,10 @@ class PlainListRead:
             rows = run_read(
                 lambda db: self._page(db, pagination, drf_request), using=self.view.queryset.db
             )
-        except NotFound:
-            return None
+        except NotFound as error:  # a page that does not exist: the API's own 404
+            response = api_settings.EXCEPTION_HANDLER(error, {"request": drf_request})
+            body = self.renderer.render(response.data)
+            return Answer(response.status_code, self.headers(body), body)
         except (OperationalError, InterfaceError) as error:
             if is_lost_race(error):
                 raise

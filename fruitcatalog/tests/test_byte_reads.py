@@ -260,7 +260,7 @@ def test_a_byte_urlconf_that_is_not_flat_is_resolved_as_usual(byte_paths, anon_c
     assert "Access-Control-Allow-Origin" not in anon_client.get("/api/v1/fruits")
 
 
-# Reads outside a transaction, on PostgreSQL, go to libpq itself (reads.DirectStatement).
+# Reads outside a transaction, on PostgreSQL, go to libpq itself (directreads.DirectStatement).
 
 
 def needs_postgresql():
@@ -357,6 +357,35 @@ def test_a_direct_read_raises_djangos_errors_and_keeps_its_connection():
         reads._fetch_one("SELECT 1 / %s", [0], direct=statement)
     assert reads._fetch_one("SELECT 1 / %s", [1], direct=statement) == (1,)
     assert direct_session().prepared
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("use_tz", [True, False])
+def test_rows_through_libpq_are_the_rows_djangos_cursor_gives(settings, use_tz):
+    """Binary where psycopg loads a type as Django does, text for the rest (`fetch_all`)."""
+    needs_postgresql()
+    settings.USE_TZ = use_tz
+    connection.close()  # a session set up for this USE_TZ
+    connection.ensure_connection()
+    try:
+        for sql in [
+            "SELECT 1::int8, 'x'::varchar, ARRAY['a', 'b']::varchar[], true, 2.5::numeric,"
+            " '2026-11-23 08:00:00.5+01'::timestamptz, NULL::int4",  # loaded alike: binary
+            # Loaded otherwise from binary (Django's own loaders, float4's precision): text.
+            "SELECT 1.1::float4",
+            "SELECT '{\"a\": 1}'::jsonb",
+            "SELECT '10.0.0.1'::inet",
+        ]:
+            statement = DirectStatement.of(sql, ())
+            direct = directreads.fetch_all(connection, sql, [], statement)
+            assert direct_session() is not None  # it went through libpq
+            with connection.cursor() as cursor:
+                cursor.execute(sql)
+                assert direct == cursor.fetchall(), sql
+            again = directreads.fetch_all(connection, sql, [], statement)  # the format kept
+            assert again == direct, sql
+    finally:
+        connection.close()
 
 
 @pytest.mark.django_db(transaction=True)

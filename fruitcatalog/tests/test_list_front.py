@@ -1,6 +1,7 @@
 """The WSGI front for the fruit list's plain pages answers exactly as the Django stack does."""
 
 import io
+import re
 from contextlib import closing
 from unittest import mock
 
@@ -44,8 +45,6 @@ PLAIN = [
 
 # Everything else: Django's handler answers it.
 HANDED_ON = [
-    ("get", f"{FRUITS}?page=9&page_size=2", {}),  # past the end: 404
-    ("get", f"{FRUITS}?page=0", {}),  # 404
     ("get", f"{FRUITS}?page=last&page_size=2", {}),
     ("get", f"{FRUITS}?page=x", {}),
     ("get", f"{FRUITS}?search=bare", {}),
@@ -151,9 +150,30 @@ def test_a_count_over_the_exact_limit_pages_as_the_django_stack_does(
     for url in [f"{FRUITS}?page_size=2", f"{FRUITS}?page=3&page_size=2"]:
         assert answer(front.get(url)) == answer(stack.get(url)), url
     assert django_app.paths == []
-    past = f"{FRUITS}?page=50&page_size=2"
+    past = f"{FRUITS}?page=50&page_size=2"  # found out by reading it
     assert answer(front.get(past)) == answer(stack.get(past))
-    assert django_app.paths == [FRUITS]
+    assert django_app.paths == []
+
+
+def test_a_page_that_does_not_exist_is_the_apis_404_in_front(
+    fruits, front, django_app, stack, caplog
+):
+    for url in [f"{FRUITS}?page=9&page_size=2", f"{FRUITS}?page=0", f"{FRUITS}?page=999999999"]:
+        got = front.get(url)
+        assert got.json() == {"detail": "Invalid page."}, url
+        assert answer(got) == answer(stack.get(url)), url
+    assert django_app.paths == []
+    assert caplog.text.count("Not Found: /api/v1/fruits") == 6  # the front's and the stack's
+
+
+def test_commons_rules_are_left_to_django(fruits, front, django_app, stack, settings):
+    settings.DISALLOWED_USER_AGENTS = [re.compile("badbot")]
+    got = front.get(FRUITS, HTTP_USER_AGENT="badbot/1.0")
+    assert got.status_code == stack.get(FRUITS, HTTP_USER_AGENT="badbot/1.0").status_code == 403
+    settings.DISALLOWED_USER_AGENTS = []
+    settings.PREPEND_WWW = True
+    assert front.get(FRUITS).status_code == stack.get(FRUITS).status_code == 301
+    assert django_app.paths == [FRUITS, FRUITS]
 
 
 def test_what_the_front_does_not_answer_django_answers_as_ever(

@@ -49,9 +49,13 @@ def fetch_all(db, sql: str, params: list, direct: "DirectStatement | None") -> l
     `direct` is the same query in libpq's form (`direct_statement`); without it, or where
     `runs_direct` does not allow it, the query goes through Django's cursor.
     """
-    rows = on_libpq(db, direct, lambda session: session.fetch_all(direct, params))
-    if rows is not NOT_DIRECT:
-        return rows
+    session = LibpqSession.of(db.connection) if direct is not None and runs_direct(db) else None
+    if session is not None:
+        try:
+            return session.fetch_all(direct, params)
+        except Exception:
+            with db.wrap_database_errors:  # psycopg's errors become Django's, as a cursor's
+                raise
     with db.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
@@ -67,27 +71,6 @@ def direct_statement(sql: str, params: list, constant: Callable[[int], bool]):
         (value,) if constant(index) else "given" for index, value in enumerate(params)
     )
     return DirectStatement.of(sql, sources)
-
-
-NOT_DIRECT = object()
-
-
-def on_libpq(db, direct, run):
-    """`run(session)` on the connection's `LibpqSession` if allowed, else `NOT_DIRECT`.
-
-    Allowed where `runs_direct` says so; psycopg's errors are raised as Django's, as a
-    cursor raises them.
-    """
-    if direct is None or not runs_direct(db):
-        return NOT_DIRECT
-    session = LibpqSession.of(db.connection)
-    if session is None:
-        return NOT_DIRECT
-    try:
-        return run(session)
-    except Exception:
-        with db.wrap_database_errors:
-            raise
 
 
 def runs_direct(db) -> bool:
@@ -128,9 +111,9 @@ class DirectStatement:
     (the module docstring); libpq's blocking `PQexecPrepared` sends the same
     Bind/Execute/Sync on the same connection for half of it. So where `runs_direct` allows, the
     read is a named statement of its own, prepared once per connection (unnamed when the
-    connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its row is
-    loaded by the connection's own psycopg loaders, as a cursor would. Parameters are integers
-    (the ids of the path) or constant strings, sent as text.
+    connection prepares nothing: `DATABASE_PREPARE_THRESHOLD=0`, for PgBouncer), and its rows
+    are loaded by the connection's own psycopg loaders to what a cursor gives
+    (`LibpqSession.fetch_all`). Parameters are integers (ids) or constant strings, sent as text.
     """
 
     command: bytes  # the SQL with $1, $2... for %s
@@ -201,8 +184,8 @@ class LibpqSession:
         self.raw = raw
         self.pgconn = raw.pgconn
         self.prepared: set[bytes] = set()
-        # Statements (with USE_TZ) whose rows are loaded from text (`fetch_all`).
-        self.text_results: set[tuple[bytes, bool]] = set()
+        # The result format of each statement (with USE_TZ) run so far (`fetch_all`).
+        self.formats: dict[tuple[bytes, bool], int] = {}
         self.loader = Transformer.from_context(raw)
         self.tuples = pq.ExecStatus.TUPLES_OK
         self.succeeded = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK)
@@ -218,15 +201,7 @@ class LibpqSession:
             setattr(raw, cls.ATTRIBUTE, session)
         return session
 
-    def fetch_one(self, statement: DirectStatement, params: list):
-        """The first row of `statement` (a tuple) or None; errors are psycopg's."""
-        result = self._execute(statement, params)
-        if not result.ntuples:
-            return None
-        self.loader.set_pgresult(result)
-        return self.loader.load_row(0, tuple)
-
-    def _execute(self, statement: DirectStatement, params: list, result_format: int = 0):
+    def _execute(self, statement: DirectStatement, params: list, result_format: int):
         """The successful result of `statement` with these parameters (rows in this format)."""
         values = [_sent_as_text(value) for value in params]
         if None in values:
@@ -253,14 +228,16 @@ class LibpqSession:
         The rows come in binary format, loaded by psycopg's C loaders: Django's own loader of
         `timestamptz` text is Python, about 6 µs a value, most of a list page's loading. A
         statement with a column of a type outside `_BINARY_ALIKE` is run again in text and, from
-        then on, always in text.
+        then on, always in text; its first run decides.
         """
         key = (statement.name, settings.USE_TZ)
-        text = key in self.text_results
-        result = self._execute(statement, params, result_format=0 if text else 1)
-        if not text and any(map(self._text_only, map(result.ftype, range(result.nfields)))):
-            self.text_results.add(key)
-            result = self._execute(statement, params, result_format=0)
+        known = self.formats.get(key)
+        result = self._execute(statement, params, result_format=1 if known is None else known)
+        if known is None:  # the first run decides, from its columns' types
+            text = any(map(self._text_only, map(result.ftype, range(result.nfields))))
+            self.formats[key] = 0 if text else 1
+            if text:
+                result = self._execute(statement, params, result_format=0)
         self.loader.set_pgresult(result)
         return self.loader.load_rows(0, result.ntuples, tuple)
 

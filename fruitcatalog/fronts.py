@@ -32,6 +32,7 @@ from django.core.handlers.wsgi import WSGIRequest, get_script_name
 from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
 from django.http import HttpResponse, HttpResponseNotModified
+from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.security import SecurityMiddleware
 from django.urls import set_script_prefix
 from django.utils.log import log_response
@@ -63,6 +64,12 @@ def http_response(answer: Answer) -> HttpResponse:
     for name, value in answer.headers:
         headers[name] = value
     return response
+
+
+def frame_options_header() -> tuple[str, str]:
+    """`X-Frame-Options` as Django's `XFrameOptionsMiddleware` sends it (a front skips it)."""
+    middleware = XFrameOptionsMiddleware(lambda request: None)
+    return ("X-Frame-Options", middleware.get_xframe_options_value(None, None))
 
 
 class ReadFront:

@@ -29,7 +29,6 @@ other than exactly JSON's or `*/*` (the browsable API, indented JSON); credentia
 import functools
 import re
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from rest_framework.exceptions import NotFound
 from rest_framework.renderers import JSONRenderer
@@ -38,7 +37,7 @@ from rest_framework.settings import api_settings
 
 from fruitcatalog.directreads import direct_statement, fetch_all, run_read
 from fruitcatalog.exceptions import database_error_response, is_lost_race
-from fruitcatalog.fronts import Answer, ReadFront
+from fruitcatalog.fronts import Answer, ReadFront, frame_options_header
 from fruitcatalog.pagination import (
     ScalablePaginator,
     explained,
@@ -155,7 +154,7 @@ class PlainListRead:
             *extra,
             ("Vary", "Accept, Cookie, origin"),
             ("Allow", self.allow),
-            ("X-Frame-Options", settings.X_FRAME_OPTIONS.upper()),
+            frame_options_header(),
             ("Content-Length", str(len(body))),
         ]
 
@@ -198,7 +197,6 @@ class ListStatements:
 
     def __init__(self, queryset, db):
         self.queryset = queryset
-        self.vendor = db.vendor
         sql, params = matching_ids(queryset).query.sql_with_params()
         self._estimate = _CompiledSQL(explained(sql), params, range(len(params)))
         sql, params = ordered_ids(queryset).query.sql_with_params()
@@ -220,7 +218,7 @@ class ListStatements:
 
     def planned_count(self, db) -> int | None:
         """The planner's estimate of the matching rows (PostgreSQL), else None."""
-        if self.vendor != "postgresql":
+        if db.vendor != "postgresql":
             return None
         return plan_rows(self._estimate.fetch(db, {})[0][0])
 

@@ -110,11 +110,7 @@ def planner_estimate(queryset) -> int | None:
     connection = connections[queryset.db]
     if connection.vendor != "postgresql":
         return None
-    return planned_rows(connection, *queryset.query.sql_with_params())
-
-
-def planned_rows(connection, sql: str, params) -> int:
-    """The rows PostgreSQL's planner expects the query `sql` to return."""
+    sql, params = queryset.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(explained(sql), params)
         return plan_rows(cursor.fetchone()[0])

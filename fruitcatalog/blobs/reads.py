@@ -43,9 +43,9 @@ from django.urls import Resolver404, URLPattern, get_resolver
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
 from fruitcatalog.blobs.responses import Blob, blob_answer
-from fruitcatalog.directreads import NOT_DIRECT, DirectStatement, on_libpq, run_read
+from fruitcatalog.directreads import DirectStatement, fetch_all, run_read
 from fruitcatalog.exceptions import database_error_response, is_lost_race, json_not_found
-from fruitcatalog.fronts import Answer, as_answer, http_response
+from fruitcatalog.fronts import Answer, as_answer, frame_options_header, http_response
 
 READ_METHODS = frozenset({"GET", "HEAD"})
 
@@ -252,21 +252,20 @@ def _bytes_query(model, spec: StoredBytes) -> tuple[str, tuple]:
 
 
 def _fetch_one(sql: str, params: list, *, binary: bool = False, direct=None):
-    """One row of a read (`run_read`).
+    """One row of a read (`run_read`), or None.
 
-    `direct`: the same query for libpq, run that way when the connection allows
-    (`DirectStatement`).
+    `direct`: the same query for libpq, run that way when the connection allows (`fetch_all`).
+    `binary`: a byte column's read, through a cursor asked for binary results.
     """
-    return run_read(lambda db: _execute(db, sql, params, binary, direct))
+    if binary:
+        return run_read(lambda db: _fetch_binary(db, sql, params))
+    rows = run_read(lambda db: fetch_all(db, sql, params, direct))
+    return rows[0] if rows else None
 
 
-def _execute(db, sql: str, params: list, binary: bool, direct):
-    row = on_libpq(db, direct, lambda session: session.fetch_one(direct, params))
-    if row is not NOT_DIRECT:
-        return row
+def _fetch_binary(db, sql: str, params: list):
     with db.cursor() as cursor:
-        if binary:
-            _ask_for_binary_results(cursor)
+        _ask_for_binary_results(cursor)
         cursor.execute(sql, params)
         return cursor.fetchone()
 
@@ -333,7 +332,7 @@ def read_headers() -> list[tuple[str, str]]:
     return [
         ("Access-Control-Allow-Origin", "*"),
         ("Access-Control-Expose-Headers", ", ".join(settings.CORS_EXPOSE_HEADERS)),
-        ("X-Frame-Options", settings.X_FRAME_OPTIONS),
+        frame_options_header(),
     ]
 
 

@@ -9,10 +9,10 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import HttpResponse, QueryDict
+from django.http import QueryDict
 from django.utils.http import content_disposition_header, parse_etags
 
-from fruitcatalog.fronts import Answer, http_response
+from fruitcatalog.fronts import Answer
 
 VERSION_PARAMETER = "v"
 # 64 bits of the hash: a collision between two versions of one URL is out of reach, and the URL
@@ -120,8 +120,3 @@ def blob_answer(request, blob: Blob) -> Answer:
 
 def _inline(filename: str) -> str:
     return content_disposition_header(as_attachment=False, filename=filename)
-
-
-def blob_response(request, blob: Blob) -> HttpResponse:
-    """`blob_answer` as a Django response."""
-    return http_response(blob_answer(request, blob))

@@ -115,8 +115,7 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
     from catalog.models import Fruit, FruitImage
     from fruitcatalog.api import LIST_READS
     from fruitcatalog.listreads import ListReadApplication
-    from fruitcatalog.tests.wsgi_client import WSGIClient
-    from fruitcatalog.wsgi import django_application
+    from fruitcatalog.tests.wsgi_client import Spy, WSGIClient
 
     settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)
@@ -132,18 +131,13 @@ def prepare(args) -> tuple[str, dict, int, bytes, bytes, list[str]]:
         image.set_data(support.photo_jpeg())
         image.save()
     # The page's queries as the service runs them: in its list front (which must answer it).
-    handed_on = []
-
-    def django(environ, start_response):
-        handed_on.append(environ["PATH_INFO"])
-        return django_application(environ, start_response)
-
+    django = Spy()  # Django's application, counting what the front hands on
     client = WSGIClient(ListReadApplication(django, LIST_READS))
     client.get(LIST_PATH)  # warm-up: what runs once per process is not the page's
     with CaptureQueriesContext(connection) as captured:
         response = client.get(LIST_PATH)
     assert response.status_code == 200, response.content[:300]
-    assert not handed_on, "the list front handed the page to Django"
+    assert not django.paths, "the list front handed the page to Django"
     sql = [query["sql"] for query in captured.captured_queries]  # before the next request
     assert response.json() == Client().get(LIST_PATH).json()  # the same page as Django's
     database = settings.DATABASES["default"]

@@ -3,6 +3,7 @@
 import pytest
 
 from fruitcatalog.tests import stored
+from fruitcatalog.tests.wsgi_client import Spy
 
 
 @pytest.fixture
@@ -26,3 +27,9 @@ def security_settings(request, settings):
         settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
         settings.USE_X_FORWARDED_HOST = True
     return request.param
+
+
+@pytest.fixture
+def django_app():
+    """Django's application behind a front under test, counting what the front handed on."""
+    return Spy()

@@ -6,7 +6,6 @@ from contextlib import closing
 from unittest import mock
 
 import pytest
-from django.core.handlers.wsgi import WSGIHandler
 from django.db import OperationalError, connection, connections
 from django.urls import resolve
 
@@ -18,8 +17,7 @@ from fruitcatalog.blobs.wsgi import ByteReadApplication
 from fruitcatalog.directreads import LibpqSession
 from fruitcatalog.listreads import ListReadApplication
 from fruitcatalog.tests.queries import reading_no_bytes
-from fruitcatalog.tests.test_wsgi_front import Spy, answer
-from fruitcatalog.tests.wsgi_client import WSGIClient
+from fruitcatalog.tests.wsgi_client import Stack, WSGIClient, answer
 
 pytestmark = pytest.mark.django_db
 
@@ -70,23 +68,8 @@ HANDED_ON = [
 
 
 @pytest.fixture
-def django_app():
-    return Spy()
-
-
-@pytest.fixture
 def front(django_app):
     return WSGIClient(ListReadApplication(django_app, LIST_READS))
-
-
-class Stack:
-    """The whole Django stack behind the same WSGI interface: every header, cookies too.
-
-    A new handler per request: Django's middleware reads its settings when it is loaded.
-    """
-
-    def __getattr__(self, method):
-        return getattr(WSGIClient(WSGIHandler()), method)
 
 
 @pytest.fixture

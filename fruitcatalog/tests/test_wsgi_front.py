@@ -8,41 +8,18 @@ import pytest
 from django.core.wsgi import get_wsgi_application
 from django.db import OperationalError, connection
 
-from fruitcatalog import wsgi
 from fruitcatalog.blobs.responses import version_of
 from fruitcatalog.blobs.wsgi import ByteReadApplication
 from fruitcatalog.tests.queries import reading_no_bytes
 from fruitcatalog.tests.stored import stored_thumbnail
-from fruitcatalog.tests.wsgi_client import WSGIClient
+from fruitcatalog.tests.wsgi_client import WSGIClient, answer
 
 pytestmark = pytest.mark.django_db
-
-
-class Spy:
-    """Django's application, counting the requests the front handed to it."""
-
-    def __init__(self):
-        self.paths = []
-
-    def __call__(self, environ, start_response):
-        self.paths.append(environ["PATH_INFO"])
-        return wsgi.django_application(environ, start_response)
-
-
-@pytest.fixture
-def django_app():
-    return Spy()
 
 
 @pytest.fixture
 def front(django_app):
     return WSGIClient(ByteReadApplication(django_app))
-
-
-def answer(response) -> tuple:
-    """Status, every header (repeats and all, in a fixed order) and body."""
-    headers = response.header_list if hasattr(response, "header_list") else response.items()
-    return response.status_code, sorted((k.lower(), v) for k, v in headers), response.content
 
 
 def variants(client, path: str) -> dict:

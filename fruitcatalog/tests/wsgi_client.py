@@ -2,6 +2,7 @@
 
 import json
 
+from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import RequestFactory
@@ -68,3 +69,32 @@ class WSGIClient:
         if method == "HEAD":  # the server sends no body (gunicorn, as the test client does)
             content = b""
         return WSGIResponse(status, headers, content)
+
+
+class Spy:
+    """Django's application (the service's, behind its fronts), counting the requests it got."""
+
+    def __init__(self):
+        self.paths = []
+
+    def __call__(self, environ, start_response):
+        from fruitcatalog.wsgi import django_application
+
+        self.paths.append(environ["PATH_INFO"])
+        return django_application(environ, start_response)
+
+
+class Stack:
+    """The whole Django stack behind the same WSGI interface: every header, cookies too.
+
+    A new handler per request: Django's middleware reads its settings when it is loaded.
+    """
+
+    def __getattr__(self, method):
+        return getattr(WSGIClient(WSGIHandler()), method)
+
+
+def answer(response) -> tuple:
+    """Status, every header (repeats and all, in a fixed order) and body."""
+    headers = response.header_list if hasattr(response, "header_list") else response.items()
+    return response.status_code, sorted((k.lower(), v) for k, v in headers), response.content

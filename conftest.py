@@ -8,7 +8,6 @@ from rest_framework.test import APIClient
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.blobs.reads import BYTES_CACHE
 from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
 from fruitcatalog.curators import CURATORS_GROUP
 from fruitcatalog.tests.queries import reading_no_bytes
@@ -22,10 +21,8 @@ def reads_no_bytes():
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    """Throttle and lockout counters live in the cache, served bytes in the bytes cache: every
-    test starts with none."""
+    """Throttle and lockout counters live in the cache: every test starts with none."""
     cache.clear()
-    BYTES_CACHE.clear()
 
 
 @pytest.fixture(autouse=True)

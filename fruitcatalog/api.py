@@ -5,11 +5,9 @@ from rest_framework.routers import SimpleRouter
 
 from catalog.views import FruitImageViewSet, FruitViewSet
 from fruitcatalog.auth import TokenView
-from fruitcatalog.blobs.reads import byte_path
 from fruitcatalog.blobs.views import BackfillThumbnailsView
 from fruitcatalog.health import HealthView
 from fruitcatalog.ids import ID_PATTERN
-from fruitcatalog.listreads import PlainListRead
 from publications import views as publication_views
 
 
@@ -25,11 +23,6 @@ router = OptionalSlashRouter()
 router.register("fruits", FruitViewSet, basename="fruit")
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
 
-# The fruit list's plain pages, answered in front of Django by the WSGI application
-# (fruitcatalog/listreads.py): its paths, with and without the trailing slash.
-_fruit_list = PlainListRead(FruitViewSet, allow="GET, POST, HEAD, OPTIONS")
-LIST_READS = {"/api/v1/fruits": _fruit_list, "/api/v1/fruits/": _fruit_list}
-
 
 def route(pattern: str, view, name: str):
     """A path under /api/v1 with an optional trailing slash."""
@@ -39,15 +32,8 @@ def route(pattern: str, view, name: str):
 ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
-# Byte paths: GET and HEAD are answered by their read (fruitcatalog.blobs.reads) ahead of the
-# middleware stack; the other methods (and the schema) by the DRF view.
-fruit_image = byte_path(
-    FruitImageViewSet.image_read,
-    FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
-)
-fruit_image_thumbnail = byte_path(
-    FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
-)
+fruit_image = FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"})
+fruit_image_thumbnail = FruitImageViewSet.as_view({"get": "thumbnail"})
 PublicationFruitImageViewSet = publication_views.PublicationFruitImageViewSet
 
 urlpatterns = [
@@ -63,11 +49,8 @@ urlpatterns = [
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
         rf"publications/(?P<id>{ID})/cover",
-        byte_path(
-            publication_views.PublicationCoverViewSet.cover_read,
-            publication_views.PublicationCoverViewSet.as_view(
-                {"get": "retrieve", "put": "update", "delete": "destroy"}
-            ),
+        publication_views.PublicationCoverViewSet.as_view(
+            {"get": "retrieve", "put": "update", "delete": "destroy"}
         ),
         "publication-cover",
     ),
@@ -83,11 +66,8 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
-        byte_path(
-            publication_views.PublicationFruitDescriptionViewSet.description_read,
-            publication_views.PublicationFruitDescriptionViewSet.as_view(
-                {"get": "retrieve", "put": "update", "delete": "destroy"}
-            ),
+        publication_views.PublicationFruitDescriptionViewSet.as_view(
+            {"get": "retrieve", "put": "update", "delete": "destroy"}
         ),
         "publication-fruit-description",
     ),
@@ -98,22 +78,13 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
-        byte_path(
-            PublicationFruitImageViewSet.image_read,
-            PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
-        ),
+        PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
         "publication-fruit-image-detail",
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
-        byte_path(
-            PublicationFruitImageViewSet.thumbnail_read,
-            PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
-        ),
+        PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
         "publication-fruit-image-thumbnail",
     ),
     *router.urls,
 ]
-
-# The byte paths alone, which `ByteReadMiddleware` resolves against (fruitcatalog/byte_urls.py).
-byte_urlpatterns = [pattern for pattern in urlpatterns if hasattr(pattern.callback, "byte_read")]

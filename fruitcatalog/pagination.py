@@ -60,8 +60,7 @@ class ScalablePaginator(Paginator):
         page.next_exists = has_next
         return page
 
-    # The queries, one method each, of the shapes below (`fruitcatalog.listreads` runs the same
-    # shapes compiled once).
+    # The queries, one method each, of the shapes below.
 
     def count_up_to(self, limit: int | None) -> int:
         """How many rows match, counting no further than `limit` (None: all)."""

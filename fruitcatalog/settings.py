@@ -43,9 +43,9 @@ def env_int(name: str, default: int) -> int:
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
-# Required with debug off: serving (gunicorn, runserver) refuses to start without it, see
-# fruitcatalog/wsgi.py. Commands that sign nothing (migrate, makemigrations, collectstatic,
-# backfill_thumbnails) run without it; Django raises wherever an empty key would be used.
+# Required with debug off: gunicorn refuses to start without it (gunicorn.conf.py). Commands that
+# sign nothing (migrate, makemigrations, collectstatic, backfill_thumbnails) run without it;
+# Django raises wherever an empty key would be used.
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY and DEBUG:
     SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"  # noqa: S105
@@ -77,9 +77,6 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Public byte reads (images, thumbnails, covers, PDFs) end here, with their own CORS header:
-    # none of what follows is needed to answer them.
-    "fruitcatalog.blobs.reads.ByteReadMiddleware",
     # CORS headers on every other answer under /api/, errors included; preflights end here.
     "corsheaders.middleware.CorsMiddleware",
     "fruitcatalog.exceptions.DatabaseUnavailableMiddleware",
@@ -103,8 +100,6 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 ROOT_URLCONF = "fruitcatalog.urls"
-# The byte paths alone, resolved first for GET and HEAD (fruitcatalog.blobs.reads).
-FRUITCATALOG_BYTE_URLCONF = "fruitcatalog.byte_urls"
 
 TEMPLATES = [
     {
@@ -213,8 +208,6 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
-# Recently served image and PDF bytes kept in each worker's memory, by content hash (never stale).
-FRUITCATALOG_BYTES_CACHE_BYTES = env_int("FRUITCATALOG_BYTES_CACHE_BYTES", 64 * 1024 * 1024)
 # Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,
 # any other is revalidated (fruitcatalog/blobs/responses.py).
 

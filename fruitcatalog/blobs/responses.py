@@ -9,10 +9,9 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import QueryDict
-from django.utils.http import content_disposition_header, parse_etags
-
-from fruitcatalog.fronts import Answer
+from django.http import HttpResponse, QueryDict
+from django.utils.cache import get_conditional_response
+from django.utils.http import content_disposition_header
 
 VERSION_PARAMETER = "v"
 # 64 bits of the hash: a collision between two versions of one URL is out of reach, and the URL
@@ -43,24 +42,18 @@ BYTES_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; 
 
 @dataclass(frozen=True)
 class Blob:
-    """What a byte response needs; `load` reads the bytes, called only for a GET body."""
+    """What a byte response needs; `load` reads the bytes (None when they are gone since)."""
 
     content_type: str
     size: int
     sha256: str
     filename: str
-    load: Callable[[], bytes]
+    load: Callable[[], bytes | None]
 
     @property
     def etag(self) -> str:
         """Strong ETag: the SHA-256 of the bytes."""
         return f'"{self.sha256}"'
-
-
-def _matches(if_none_match: str, etag: str) -> bool:
-    # Weak comparison, as RFC 9110 asks for If-None-Match: W/"x" matches "x".
-    candidates = parse_etags(if_none_match)
-    return "*" in candidates or any(c.removeprefix("W/") == etag for c in candidates)
 
 
 def cache_control(query_string: str, blob: Blob) -> str:
@@ -70,53 +63,46 @@ def cache_control(query_string: str, blob: Blob) -> str:
     version: one round trip instead of two, and since the answer is `no-cache`, no cache pins
     these bytes under a version that names other bytes.
     """
-    if _VERSION_KEY not in query_string and "%" not in query_string:
-        return REVALIDATE
     requested = QueryDict(query_string).get(VERSION_PARAMETER)
     if requested is not None and requested == version_of(blob.sha256):
         return IMMUTABLE
     return REVALIDATE
 
 
-# Only "v=" or a percent-encoded key ("%76=") in a query string can name a version: without
-# either, parsing the query string (`request.GET`) would find none.
-_VERSION_KEY = f"{VERSION_PARAMETER}="
-
-
-def blob_answer(request, blob: Blob) -> Answer:
+def blob_response(request, blob: Blob) -> HttpResponse | None:
     """200 with the bytes, 304 when `If-None-Match` matches, headers only for HEAD.
 
     Neither 304 nor HEAD calls `blob.load`, so they never read the byte column. Caching follows
-    the URL's version (`cache_control`). `request` is read for its method and `META` only.
+    the URL's version (`cache_control`). None when the bytes are gone by the time a body is
+    read (the caller's 404).
     """
-    meta = request.META
-    if_none_match = meta.get("HTTP_IF_NONE_MATCH", "")
-    etag = blob.etag
-    caching = cache_control(meta.get("QUERY_STRING", ""), blob)
-    validators = [("ETag", etag), ("Cache-Control", caching)]
-    # The usual revalidation sends back the very ETag it was given: no list to parse.
-    if if_none_match and (if_none_match == etag or _matches(if_none_match, etag)):
-        # No Content-Type (Django's default would be text/html): a cache updating its stored
-        # image with this answer's headers must not take the bytes for a page (RFC 9110 15.4.5).
-        return Answer(304, validators)
-    head = request.method == "HEAD"
-    body = b"" if head else blob.load()
-    return Answer(
-        200,
-        [
-            ("Content-Type", blob.content_type),
-            ("Content-Length", str(blob.size if head else len(body))),
-            *validators,
-            ("Content-Disposition", _inline(blob.filename)),
-            ("X-Content-Type-Options", "nosniff"),
+    validators = {
+        "ETag": blob.etag,
+        "Cache-Control": cache_control(request.META.get("QUERY_STRING", ""), blob),
+    }
+    # Django's conditional GET (RFC 9110: weak comparison, lists, `*`): a 304 that keeps the
+    # validators and has no Content-Type, so a cache never takes the bytes for a page.
+    conditional = get_conditional_response(
+        request, etag=blob.etag, response=HttpResponse(headers=validators)
+    )
+    if conditional.status_code != 200:
+        return conditional
+    body = b"" if request.method == "HEAD" else blob.load()
+    if body is None:
+        return None
+    return HttpResponse(
+        body,
+        headers={
+            "Content-Type": blob.content_type,
+            "Content-Length": str(blob.size if request.method == "HEAD" else len(body)),
+            **validators,
+            "Content-Disposition": content_disposition_header(
+                as_attachment=False, filename=blob.filename
+            ),
+            "X-Content-Type-Options": "nosniff",
             # Stored bytes are never a page: should a browser render one anyway, it runs nothing.
             # Inline styles stay allowed for the browser's own image and PDF viewers (GitHub
             # sends the same for raw files); scripts, frames and everything else are refused.
-            ("Content-Security-Policy", BYTES_CONTENT_SECURITY_POLICY),
-        ],
-        body,
+            "Content-Security-Policy": BYTES_CONTENT_SECURITY_POLICY,
+        },
     )
-
-
-def _inline(filename: str) -> str:
-    return content_disposition_header(as_attachment=False, filename=filename)

@@ -22,14 +22,33 @@ from fruitcatalog.throttling import UploadThrottle
 
 
 class BytesNegotiationMixin:
-    """Byte actions answer whatever the client accepts; their errors still render as JSON."""
+    """Byte actions answer whatever the client accepts; their errors still render as JSON.
+
+    They are public reads that never ask who the client is, so they look up no session and no
+    token: authentication stays lazy, as DRF's documentation suggests for such views.
+    """
 
     byte_actions: frozenset[str] = frozenset()
 
+    def is_byte_read(self) -> bool:
+        return getattr(self, "action", None) in self.byte_actions
+
+    def perform_authentication(self, request):
+        if not self.is_byte_read():
+            super().perform_authentication(request)
+
     def perform_content_negotiation(self, request, force=False):
         # DRF would answer `Accept: image/*` with 406, as no JSON renderer matches it.
-        force = force or getattr(self, "action", None) in self.byte_actions
-        return super().perform_content_negotiation(request, force=force)
+        return super().perform_content_negotiation(request, force=force or self.is_byte_read())
+
+    @property
+    def default_response_headers(self):
+        # Bytes do not depend on `Accept`: without DRF's `Vary: Accept`, browsers and the cache
+        # in front keep one copy whatever each client sends.
+        headers = super().default_response_headers
+        if self.is_byte_read():
+            headers.pop("Vary", None)
+        return headers
 
 
 class UploadsMixin:
@@ -100,9 +119,8 @@ class ThumbnailedImageViewSet(
 
     Reads are public; writes need `change_` on `parent_model`. A subclass names its queryset,
     serializers, `parent_model`, the image id's URL keyword and the byte reads of the image and
-    its thumbnail (`fruitcatalog.blobs.reads`: `ByteReadMiddleware` answers GET and HEAD with
-    them), and says how to find the parent (`get_parent`) and how an upload becomes an unsaved
-    image (`build_upload`).
+    its thumbnail (`fruitcatalog.blobs.reads.ByteRead`), and says how to find the parent
+    (`get_parent`) and how an upload becomes an unsaved image (`build_upload`).
     """
 
     permission_classes = [ParentChangePermission]

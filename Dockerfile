@@ -29,6 +29,14 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
 ENTRYPOINT ["./docker-entrypoint.sh"]
+# Three sync workers on 2 cores: `bench/bench_http.py --gunicorn-args` compares shapes (more sync
+# workers or gthread did not serve reads faster there; docs/performance.md). Sync workers also
+# bound memory: one upload per worker, each within its 300 MB budget. nginx in front
+# (deploy/nginx.conf) buffers slow clients, which would otherwise hold a sync worker each, and
+# caches versioned bytes. gunicorn.conf.py, read from /app, refuses to serve without a secret key.
+CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
+
+ENTRYPOINT ["./docker-entrypoint.sh"]
 # Three sync workers, chosen from `bench/bench_http.py` on 2 cores. Against WhiteNoise in the same
 # shape, thumbnail 304s ran at 0.53x with 3 sync workers, 0.48x with 5 (context switches on 2
 # cores) and 0.44x with gthread (3 workers x 4 threads: keep-alive helps a static file more than

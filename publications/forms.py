@@ -16,6 +16,28 @@ from publications.services import publication_fruit_set_description, publication
 UNCHANGED = object()
 
 
+def clean_upload_or_removal(form, upload: str, remove: str, validate, what: str):
+    """The cleaned outcome of an upload field and its "remove" box: bytes, None, or UNCHANGED.
+
+    `validate` is the API's own check of such bytes (one rule, one place); its errors land on
+    the upload field, and asking for both an upload and a removal is an error on the box.
+    """
+    file, removing = form.cleaned_data.get(upload), form.cleaned_data.get(remove)
+    if file and removing:
+        form.add_error(remove, f"Either upload a new {what} or remove it, not both.")
+    elif file:
+        data = read_upload(file)
+        try:
+            validate(data)
+        except ValidationError as error:
+            form.add_error(upload, error.messages)
+        else:
+            return data
+    elif removing:
+        return None
+    return UNCHANGED
+
+
 def pdf_help_text() -> str:
     """What a PDF upload accepts, with the configured limit."""
     limit = filesizeformat(settings.FRUITCATALOG_MAX_UPLOAD_BYTES)
@@ -48,20 +70,9 @@ class PublicationAdminForm(forms.ModelForm):
     def clean(self):
         """Validate a new cover, or take note that the cover goes."""
         cleaned = super().clean()
-        self.new_cover = UNCHANGED
-        upload, remove = cleaned.get("cover_upload"), cleaned.get("remove_cover")
-        if upload and remove:
-            self.add_error("remove_cover", "Either upload a new cover or remove it, not both.")
-        elif upload:
-            data = read_upload(upload)
-            try:
-                validate_image_bytes(data)
-            except ValidationError as error:
-                self.add_error("cover_upload", error.messages)
-            else:
-                self.new_cover = data
-        elif remove:
-            self.new_cover = None
+        self.new_cover = clean_upload_or_removal(
+            self, "cover_upload", "remove_cover", validate_image_bytes, "cover"
+        )
         return cleaned
 
     def save(self, commit=True):
@@ -120,20 +131,9 @@ class PublicationFruitForm(forms.ModelForm):
     def clean(self):
         """Validate a new PDF, or take note that the PDF goes."""
         cleaned = super().clean()
-        self.new_description = UNCHANGED
-        upload, remove = cleaned.get("description_upload"), cleaned.get("remove_description")
-        if upload and remove:
-            self.add_error("remove_description", "Either upload a new PDF or remove it, not both.")
-        elif upload:
-            data = read_upload(upload)
-            try:
-                validate_pdf_bytes(data)
-            except ValidationError as error:
-                self.add_error("description_upload", error.messages)
-            else:
-                self.new_description = data
-        elif remove:
-            self.new_description = None
+        self.new_description = clean_upload_or_removal(
+            self, "description_upload", "remove_description", validate_pdf_bytes, "PDF"
+        )
         return cleaned
 
     def save(self, commit=True):

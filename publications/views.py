@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
@@ -94,64 +95,97 @@ class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
         publication_delete(publication=instance)
 
 
-@extend_schema(parameters=[PUBLICATION_ID])
-class PublicationCoverViewSet(
+class StoredFileViewSet(
     UploadsMixin, PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
 ):
+    """A file stored on the path's row: GET its bytes, PUT replaces them, DELETE removes them.
+
+    A subclass names the read of its bytes (`byte_read`), the upload's field and check (the
+    API's and the admin's one rule), how the bytes are stored (`store(row, data)`; `None`
+    removes them), whether the row has them, and what a PUT answers.
+    """
+
+    byte_actions = frozenset({"retrieve"})
+    byte_read: ByteRead
+    upload_field: str
+
+    def validate_upload(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def store(self, row, data: bytes | None) -> None:
+        raise NotImplementedError
+
+    def has_file(self, row) -> bool:
+        raise NotImplementedError
+
+    def represent(self, row) -> dict:
+        raise NotImplementedError
+
+    def retrieve(self, request, *args, **kwargs):
+        return self.byte_read(request, **kwargs)
+
+    def update(self, request, *args, **kwargs):
+        row = self.get_object()
+        data = uploaded_bytes(request, self.upload_field)
+        try:
+            self.validate_upload(data)
+        except DjangoValidationError as error:
+            raise as_field_error(self.upload_field, error) from None
+        self.store(row, data)
+        return Response(self.represent(row))
+
+    def destroy(self, request, *args, **kwargs):
+        row = self.get_object()
+        if not self.has_file(row):
+            raise NotFound
+        self.store(row, None)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    retrieve=byte_read_schema(
+        summary="Get the cover image", description="404 when there is no cover."
+    ),
+    update=extend_schema(
+        summary="Upload or replace the cover image",
+        description="Multipart field `image`, or the raw bytes; JPEG, PNG, GIF or WebP.",
+        request=IMAGE_UPLOAD_REQUEST,
+        responses=PublicationSerializer,
+    ),
+    destroy=extend_schema(
+        summary="Remove the cover image",
+        description="404 when there is no cover.",
+        responses={204: None},
+    ),
+)
+@extend_schema(parameters=[PUBLICATION_ID])
+class PublicationCoverViewSet(StoredFileViewSet):
     """The cover image of a publication, as bytes."""
 
     serializer_class = PublicationSerializer
     parser_classes = IMAGE_UPLOAD_PARSERS
-    byte_actions = frozenset({"retrieve"})
-
-    def get_object(self):
-        return self.get_publication()
-
-    cover_read = ByteRead(
+    upload_field = "image"
+    byte_read = ByteRead(
         rows=lambda kwargs: Publication.objects.filter(pk=kwargs["id"]),
         spec=Publication.cover,
         stem=lambda kwargs: f"publication-{kwargs['id']}-cover",
     )
 
-    @byte_read_schema(summary="Get the cover image", description="404 when there is no cover.")
-    def retrieve(self, request, *args, **kwargs):
-        return self.cover_read(request, **kwargs)
+    def get_object(self):
+        return self.get_publication()
 
-    @extend_schema(
-        summary="Upload or replace the cover image",
-        description="Multipart field `image`, or the raw bytes; JPEG, PNG, GIF or WebP.",
-        request=IMAGE_UPLOAD_REQUEST,
-        responses=PublicationSerializer,
-    )
-    def update(self, request, *args, **kwargs):
-        publication = self.get_publication()
-        data = uploaded_bytes(request, "image")
-        try:
-            validate_image_bytes(data)
-        except DjangoValidationError as error:
-            raise as_field_error("image", error) from None
-        publication_set_cover(publication=publication, data=data)
-        return Response(self.get_serializer(self.read_back(publication)).data)
+    def validate_upload(self, data):
+        validate_image_bytes(data)
 
-    @extend_schema(
-        summary="Remove the cover image",
-        description="404 when there is no cover.",
-        responses={204: None},
-    )
-    def destroy(self, request, *args, **kwargs):
-        publication = self.get_publication()
-        if not publication.has_cover:
-            return self.no_cover()
-        publication_set_cover(publication=publication, data=None)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+    def store(self, row, data):
+        publication_set_cover(publication=row, data=data)
 
-    def no_cover(self):
-        """The 404 of a publication without a cover."""
-        return Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+    def has_file(self, row):
+        return row.has_cover
 
-    def read_back(self, publication) -> Publication:
-        """The publication as the representation needs it (links prefetched, no bytes)."""
-        return Publication.objects.with_list_data().get(pk=publication.pk)
+    def represent(self, row):
+        """The publication as its representation needs it (links prefetched, no bytes)."""
+        return self.get_serializer(Publication.objects.with_list_data().get(pk=row.pk)).data
 
 
 @extend_schema(parameters=[PUBLICATION_ID])
@@ -199,49 +233,16 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
     def destroy(self, request, *args, **kwargs):
         publication = self.get_publication()
         if not publication_unlink_fruit(publication=publication, fruit_id=self.kwargs["fruitId"]):
-            return Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+            raise NotFound
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-@extend_schema(parameters=[PUBLICATION_ID, FRUIT_ID])
-class PublicationFruitDescriptionViewSet(
-    UploadsMixin, PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
-):
-    """A publication's description of one linked fruit, as a PDF."""
-
-    child_model = PublicationFruit  # the PDF is a field of the link: `change_publicationfruit`
-    child_actions = {"DELETE": "change"}  # removing the PDF keeps the link
-    serializer_class = PublicationFruitSerializer
-    parser_classes = PDF_UPLOAD_PARSERS
-    byte_actions = frozenset({"retrieve"})
-
-    description_read = ByteRead(
-        rows=lambda kwargs: PublicationFruit.objects.filter(
-            publication_id=kwargs["id"], fruit_id=kwargs["fruitId"]
-        ),
-        spec=PublicationFruit.description,
-        stem=lambda kwargs: f"publication-{kwargs['id']}-fruit-{kwargs['fruitId']}-description",
-    )
-
-    def get_link(self) -> PublicationFruit:
-        """The link of the fruit in the path (without its PDF), or 404 when not linked."""
-        return get_object_or_404(
-            PublicationFruit.objects.without_blobs(),
-            publication_id=self.kwargs["id"],
-            fruit_id=self.kwargs["fruitId"],
-        )
-
-    def get_object(self):
-        return self.get_link()
-
-    @byte_read_schema(
+@extend_schema_view(
+    retrieve=byte_read_schema(
         summary="Get the PDF describing a fruit",
         description="404 when the fruit is not linked or has no PDF.",
-    )
-    def retrieve(self, request, *args, **kwargs):
-        return self.description_read(request, **kwargs)
-
-    @extend_schema(
+    ),
+    update=extend_schema(
         summary="Upload or replace the PDF describing a fruit",
         description=(
             "Multipart field `file`, or the raw bytes. 404 when the fruit is not linked; 400 when "
@@ -249,36 +250,50 @@ class PublicationFruitDescriptionViewSet(
         ),
         request=PDF_UPLOAD_REQUEST,
         responses=PublicationFruitSerializer,
-    )
-    def update(self, request, *args, **kwargs):
-        link = self.get_link()
-        data = uploaded_bytes(request, "file")
-        try:
-            validate_pdf_bytes(data)
-        except DjangoValidationError as error:
-            raise as_field_error("file", error) from None
-        publication_fruit_set_description(link=link, data=data)
-        return Response(self.read_back(link))
-
-    @extend_schema(
+    ),
+    destroy=extend_schema(
         summary="Remove the PDF describing a fruit",
         description="The fruit stays linked. 404 when there is no PDF.",
         responses={204: None},
+    ),
+)
+@extend_schema(parameters=[PUBLICATION_ID, FRUIT_ID])
+class PublicationFruitDescriptionViewSet(StoredFileViewSet):
+    """A publication's description of one linked fruit, as a PDF."""
+
+    child_model = PublicationFruit  # the PDF is a field of the link: `change_publicationfruit`
+    child_actions = {"DELETE": "change"}  # removing the PDF keeps the link
+    serializer_class = PublicationFruitSerializer
+    parser_classes = PDF_UPLOAD_PARSERS
+    upload_field = "file"
+    byte_read = ByteRead(
+        rows=lambda kwargs: PublicationFruit.objects.filter(
+            publication_id=kwargs["id"], fruit_id=kwargs["fruitId"]
+        ),
+        spec=PublicationFruit.description,
+        stem=lambda kwargs: f"publication-{kwargs['id']}-fruit-{kwargs['fruitId']}-description",
     )
-    def destroy(self, request, *args, **kwargs):
-        link = self.get_link()
-        if not link.has_description:
-            return self.no_description()
-        publication_fruit_set_description(link=link, data=None)
-        return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def no_description(self):
-        """The 404 of a linked fruit without a PDF."""
-        return Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+    def get_object(self):
+        """The link of the fruit in the path (without its PDF), or 404 when not linked."""
+        return get_object_or_404(
+            PublicationFruit.objects.without_blobs(),
+            publication_id=self.kwargs["id"],
+            fruit_id=self.kwargs["fruitId"],
+        )
 
-    def read_back(self, link) -> dict:
+    def validate_upload(self, data):
+        validate_pdf_bytes(data)
+
+    def store(self, row, data):
+        publication_fruit_set_description(link=row, data=data)
+
+    def has_file(self, row):
+        return row.has_description
+
+    def represent(self, row):
         """The link's representation (fruit and image count read again, no bytes)."""
-        return self.get_serializer(PublicationFruit.objects.with_list_data().get(pk=link.pk)).data
+        return self.get_serializer(PublicationFruit.objects.with_list_data().get(pk=row.pk)).data
 
 
 @image_viewset_schema(

@@ -34,13 +34,4 @@ ENTRYPOINT ["./docker-entrypoint.sh"]
 # bound memory: one upload per worker, each within its 300 MB budget. nginx in front
 # (deploy/nginx.conf) buffers slow clients, which would otherwise hold a sync worker each, and
 # caches versioned bytes. gunicorn.conf.py, read from /app, refuses to serve without a secret key.
-CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
-
-ENTRYPOINT ["./docker-entrypoint.sh"]
-# Three sync workers, chosen from `bench/bench_http.py` on 2 cores. Against WhiteNoise in the same
-# shape, thumbnail 304s ran at 0.53x with 3 sync workers, 0.48x with 5 (context switches on 2
-# cores) and 0.44x with gthread (3 workers x 4 threads: keep-alive helps a static file more than
-# a read that waits on the database), whose p99 was also twice as long. Sync workers also bound
-# memory: one upload per worker, each within its 300 MB budget. nginx in front (deploy/nginx.conf)
-# buffers slow clients, which would otherwise hold a sync worker each.
 CMD ["gunicorn", "fruitcatalog.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]

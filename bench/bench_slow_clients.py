@@ -5,8 +5,9 @@ Run with ``python bench/bench_slow_clients.py`` (CI runs it; about 45 s). It nee
 
 On free loopback ports it starts gunicorn with the Dockerfile's command (read from its ``CMD``;
 only the address changes, and the access log also records the forwarded headers) and nginx with
-``deploy/nginx.conf``, adapted the one way the config allows (the lines marked ``bench:``):
-upstream and listen address on loopback, logs and temporary files in a temporary folder, and
+``deploy/nginx.conf``, adapted the one way the config allows (the lines marked ``bench:``, by
+``fruitcatalog/tests/nginx.py``, which the edge cache's test and bench_http.py share): upstream
+and listen address on loopback, logs, temporary files and caches in a temporary folder, and
 ``pid``/``daemon`` given with ``-g``. Then:
 
 1. Checks through nginx: a 6 MiB ``POST /api/v1/auth/token`` is refused by nginx itself (413,
@@ -35,7 +36,6 @@ import json
 import os
 import re
 import select
-import shutil
 import signal
 import socket
 import statistics
@@ -50,7 +50,9 @@ from pathlib import Path
 import support  # bench/support.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
-NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+sys.path.insert(0, str(ROOT))
+from fruitcatalog.tests import nginx as nginx_loopback  # noqa: E402  (the project, after its path)
+
 PROBE_EVERY = 0.5  # seconds between two /health probes
 PROBE_TIMEOUT = 1.0  # a probe slower than this counts as failed
 TRICKLE_EVERY = 2.0  # seconds between two header bytes of a slow connection
@@ -76,22 +78,11 @@ def dockerfile_command(port: int) -> list[str]:
 
 
 def nginx_config(tmp: Path, listen: int, upstream: int) -> str:
-    """deploy/nginx.conf on loopback, its logs and temporary files in `tmp`."""
-    text = NGINX_CONF.read_text()
-    temp_paths = "".join(
-        f"    {name}_temp_path {tmp / name};\n"
-        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    for old, new, count in [
-        ("server app:8000;", f"server 127.0.0.1:{upstream};", 1),
-        ("listen 80 default_server;", f"listen 127.0.0.1:{listen} default_server;", 1),
-        ("/var/log/nginx/", f"{tmp}/", 2),
-        ("\nhttp {\n", "\nhttp {\n" + temp_paths, 1),
-    ]:
-        if text.count(old) != count:
-            sys.exit(f"deploy/nginx.conf: expected {count} x {old.strip()!r} to adapt for loopback")
-        text = text.replace(old, new)
-    return text
+    """deploy/nginx.conf on loopback, its logs, temporary files and caches in `tmp`."""
+    try:
+        return nginx_loopback.loopback_config(tmp, listen, upstream)
+    except ValueError as error:
+        sys.exit(str(error))
 
 
 def wait_healthy(port: int, logs: list[Path], seconds: float = 90) -> float:
@@ -277,7 +268,7 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=50, help="slow connections")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up as on Ctrl-C
-    nginx = "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else shutil.which("nginx")
+    nginx = nginx_loopback.nginx_binary()
     if not nginx:
         sys.exit("bench_slow_clients needs nginx (apt-get install nginx)")
 
@@ -300,8 +291,7 @@ def main() -> int:
         app_port, nginx_port = support.free_port(), support.free_port()
         app_log, nginx_log = tmp / "gunicorn.log", tmp / "error.log"
         (tmp / "nginx.conf").write_text(nginx_config(tmp, nginx_port, app_port))
-        nginx_cmd = [nginx, "-p", str(tmp), "-e", str(nginx_log), "-c", str(tmp / "nginx.conf")]
-        nginx_cmd += ["-g", f"daemon off; pid {tmp / 'nginx.pid'};"]
+        nginx_cmd = nginx_loopback.command(nginx, tmp, tmp / "nginx.conf")
         gunicorn_cmd = dockerfile_command(app_port)
         try:
             app = support.start(procs, gunicorn_cmd, env, app_log)

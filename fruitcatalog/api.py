@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from catalog.views import FruitImageViewSet, FruitViewSet
 from fruitcatalog.auth import TokenView
-from fruitcatalog.blobs.views import BackfillThumbnailsView
+from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
 from fruitcatalog.health import HealthView
 from fruitcatalog.ids import ID_PATTERN
 from publications import views as publication_views
@@ -32,8 +32,14 @@ def route(pattern: str, view, name: str):
 ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
-fruit_image = FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"})
-fruit_image_thumbnail = FruitImageViewSet.as_view({"get": "thumbnail"})
+# Byte paths: GET and HEAD by their read, other methods (and the schema) by the DRF view.
+fruit_image = byte_view(
+    FruitImageViewSet.image_read,
+    FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+)
+fruit_image_thumbnail = byte_view(
+    FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
+)
 PublicationFruitImageViewSet = publication_views.PublicationFruitImageViewSet
 
 urlpatterns = [
@@ -49,8 +55,11 @@ urlpatterns = [
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
         rf"publications/(?P<id>{ID})/cover",
-        publication_views.PublicationCoverViewSet.as_view(
-            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        byte_view(
+            publication_views.PublicationCoverViewSet.byte_read,
+            publication_views.PublicationCoverViewSet.as_view(
+                {"get": "retrieve", "put": "update", "delete": "destroy"}
+            ),
         ),
         "publication-cover",
     ),
@@ -66,8 +75,11 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
-        publication_views.PublicationFruitDescriptionViewSet.as_view(
-            {"get": "retrieve", "put": "update", "delete": "destroy"}
+        byte_view(
+            publication_views.PublicationFruitDescriptionViewSet.byte_read,
+            publication_views.PublicationFruitDescriptionViewSet.as_view(
+                {"get": "retrieve", "put": "update", "delete": "destroy"}
+            ),
         ),
         "publication-fruit-description",
     ),
@@ -78,12 +90,18 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
-        PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+        byte_view(
+            PublicationFruitImageViewSet.image_read,
+            PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+        ),
         "publication-fruit-image-detail",
     ),
     route(
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
-        PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
+        byte_view(
+            PublicationFruitImageViewSet.thumbnail_read,
+            PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),
+        ),
         "publication-fruit-image-thumbnail",
     ),
     *router.urls,

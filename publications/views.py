@@ -23,7 +23,6 @@ from fruitcatalog.blobs.schema import (
 )
 from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
 from fruitcatalog.blobs.views import (
-    BytesNegotiationMixin,
     ThumbnailedImageViewSet,
     UploadsMixin,
 )
@@ -96,7 +95,7 @@ class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
 
 
 class StoredFileViewSet(
-    UploadsMixin, PublicationChildMixin, BytesNegotiationMixin, viewsets.GenericViewSet
+    UploadsMixin, PublicationChildMixin, viewsets.GenericViewSet
 ):
     """A file stored on the path's row: GET its bytes, PUT replaces them, DELETE removes them.
 
@@ -105,7 +104,6 @@ class StoredFileViewSet(
     removes them), whether the row has them, and what a PUT answers.
     """
 
-    byte_actions = frozenset({"retrieve"})
     byte_read: ByteRead
     upload_field: str
 

@@ -1,9 +1,10 @@
 """The read of a byte path: one query of metadata, the bytes only for a GET that needs them.
 
-Each byte path's DRF view answers GET and HEAD with its `ByteRead`. Speed comes from the shape
-of the read — one indexed query of metadata, no bytes for a 304 or a HEAD — and from the caches
-in front: versioned URLs are `immutable`, so browsers and `deploy/nginx.conf`'s cache keep them
-for good and the service sees each version about once.
+Each byte path answers GET and HEAD with its `ByteRead`, a plain Django view behind the whole
+middleware stack (`fruitcatalog.blobs.views.byte_view`). Speed comes from the shape of the read —
+one indexed query of metadata, no bytes for a 304 or a HEAD — and from the caches in front:
+versioned URLs are `immutable`, so browsers and `deploy/nginx.conf`'s cache keep them for good
+and the service sees each version about once.
 """
 
 from collections.abc import Callable
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 from django.db.models.functions import Length
 from django.http import HttpResponse
-from rest_framework.exceptions import NotFound
 
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
 from fruitcatalog.blobs.responses import Blob, blob_response
+from fruitcatalog.exceptions import json_not_found
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class ByteRead:
     fallback: StoredBytes | None = None
 
     def __call__(self, request, **kwargs) -> HttpResponse:
-        """200, 304 or HEAD of the bytes the path names; `NotFound` when there are none."""
+        """200, 304 or HEAD of the bytes the path names; the API's JSON 404 when there are none."""
         rows = self.rows(kwargs)
         specs = [spec for spec in (self.spec, self.fallback) if spec is not None]
         columns = ["pk", *(column for spec in specs for column in _metadata_columns(spec))]
@@ -43,10 +44,10 @@ class ByteRead:
             sizes = {f"_{spec.name}_length": Length(spec.data_field) for spec in specs}
             rows = rows.annotate(**sizes)
             columns += sizes
-        row = rows.values(*columns).order_by().first()
+        row = next(iter(rows.values(*columns).order_by()[:1]), None)
         spec = next((spec for spec in specs if row and row[spec.column("sha256")]), None)
         if spec is None:
-            raise NotFound
+            return json_not_found(request)
         content_type = spec.fixed_content_type or row[spec.column("content_type")]
         stem = self.stem(kwargs)
         if spec.derived:
@@ -61,7 +62,7 @@ class ByteRead:
         )
         response = blob_response(request, blob)
         if response is None:  # deleted or replaced since its metadata was read
-            raise NotFound
+            return json_not_found(request)
         return response
 
 

@@ -1,5 +1,7 @@
 """Byte endpoints: the base viewset of thumbnailed images, upload helpers, the backfill endpoint."""
 
+import functools
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
@@ -21,34 +23,22 @@ from fruitcatalog.permissions import IsStaffOrReadOnly, ParentChangePermission
 from fruitcatalog.throttling import UploadThrottle
 
 
-class BytesNegotiationMixin:
-    """Byte actions answer whatever the client accepts; their errors still render as JSON.
+def byte_view(read: ByteRead, drf_view: Callable) -> Callable:
+    """The view of a byte path: GET and HEAD answered by `read`, other methods by `drf_view`.
 
-    They are public reads that never ask who the client is, so they look up no session and no
-    token: authentication stays lazy, as DRF's documentation suggests for such views.
+    A byte read is a public read that needs nothing of DRF (no content negotiation: any `Accept`
+    gets the bytes; no client lookup; no `Vary: Accept`), so it is a plain Django view behind
+    the whole middleware stack. Writes, `OPTIONS` and the OpenAPI schema stay the DRF view's
+    (`functools.wraps` keeps the attributes drf-spectacular and the CSRF check read).
     """
 
-    byte_actions: frozenset[str] = frozenset()
+    @functools.wraps(drf_view)
+    def view(request, **kwargs):
+        if request.method in ("GET", "HEAD"):
+            return read(request, **kwargs)
+        return drf_view(request, **kwargs)
 
-    def is_byte_read(self) -> bool:
-        return getattr(self, "action", None) in self.byte_actions
-
-    def perform_authentication(self, request):
-        if not self.is_byte_read():
-            super().perform_authentication(request)
-
-    def perform_content_negotiation(self, request, force=False):
-        # DRF would answer `Accept: image/*` with 406, as no JSON renderer matches it.
-        return super().perform_content_negotiation(request, force=force or self.is_byte_read())
-
-    @property
-    def default_response_headers(self):
-        # Bytes do not depend on `Accept`: without DRF's `Vary: Accept`, browsers and the cache
-        # in front keep one copy whatever each client sends.
-        headers = super().default_response_headers
-        if self.is_byte_read():
-            headers.pop("Vary", None)
-        return headers
+    return view
 
 
 class UploadsMixin:
@@ -110,7 +100,6 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
 class ThumbnailedImageViewSet(
     UploadsMixin,
     UploadFormMixin,
-    BytesNegotiationMixin,
     mixins.ListModelMixin,
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
@@ -127,7 +116,6 @@ class ThumbnailedImageViewSet(
     parser_classes = IMAGE_UPLOAD_PARSERS
     pagination_class = None
     filter_backends = []
-    byte_actions = frozenset({"retrieve", "thumbnail"})
     image_url_kwarg = "imageId"
     image_read: ByteRead
     thumbnail_read: ByteRead

@@ -116,7 +116,7 @@ def test_a_pdf_upload_racing_the_unlink_is_a_404(monkeypatch, curator_client, li
     publication, fruit, link = linked
     gone = lambda: PublicationFruit.objects.filter(pk=link.pk).delete()  # noqa: E731
     deleting_after(
-        monkeypatch, publication_views.PublicationFruitDescriptionViewSet, "get_link", gone
+        monkeypatch, publication_views.PublicationFruitDescriptionViewSet, "get_object", gone
     )
 
     response = curator_client.put(

@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
-from fruitcatalog.curators import CURATORS_GROUP
+from fruitcatalog.rest.curators import CURATORS_GROUP
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 from fruitcatalog.tests.queries import reading_no_bytes
 
 

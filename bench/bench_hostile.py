@@ -56,7 +56,7 @@ print(json.dumps({"cpu": cpu, "rss_mb": (peak - baseline) / 1024, "outcome": out
 
 
 def image_cases():
-    from fruitcatalog.blobs.tests import media
+    from fruitcatalog.testing import media
 
     return [
         (
@@ -84,11 +84,9 @@ def image_cases():
 
 
 def pdf_cases():
-    """The PDF cases of the PDF tests, when they define `HOSTILE_PDFS` (name -> builder)."""
-    try:
-        from fruitcatalog.blobs.tests.test_pdf import HOSTILE_PDFS
-    except ImportError:
-        return []
+    """The security review's hostile PDFs (name -> builder), which the PDF tests check too."""
+    from fruitcatalog.testing.pdfs import HOSTILE_PDFS
+
     return list(HOSTILE_PDFS.items())
 
 

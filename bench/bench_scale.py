@@ -98,8 +98,8 @@ def load(fruits: int) -> None:
     from django.db import connection
 
     from catalog.models import Fruit
-    from fruitcatalog.blobs.tests.media import make_object_png
-    from fruitcatalog.search import name_key, search_document
+    from fruitcatalog.db.search import name_key, search_document
+    from fruitcatalog.testing.media import make_object_png
 
     present = Fruit.objects.count()
     if present >= fruits:

@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image, ImageChops, ImageDraw
 
 from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.tests.reference import (
+from fruitcatalog.blobs.imaging import thumbnails
+from fruitcatalog.testing.reference import (
     mean_difference,
     naive_thumbnail,
     naive_thumbnail_image,
@@ -202,7 +203,7 @@ def equivalence(data: bytes) -> tuple[int, float, float]:
     too, for information.
     """
     naive, naive_box = naive_thumbnail_image(data)
-    ours, box = imaging._render_thumbnail(
+    ours, box = thumbnails._render_thumbnail(
         data,
         max_pixels=imaging.DEFAULT_MAX_PIXELS,
         max_side=imaging.THUMBNAIL_MAX_SIDE,

@@ -32,9 +32,9 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from fruitcatalog.changelists import FastRowsAdminMixin, FastRowsChangeList
-from fruitcatalog.pagination import ScalablePaginator
-from fruitcatalog.search import search_query
+from fruitcatalog.db.search import search_query
+from fruitcatalog.rest.pagination import ScalablePaginator
+from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 
 
 class FruitSynonymInline(admin.TabularInline):

@@ -3,7 +3,7 @@
 import django_filters
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
-from fruitcatalog.filters import IntegerFilter, NullsLastOrderingFilter
+from fruitcatalog.rest.filters import IntegerFilter, NullsLastOrderingFilter
 
 
 class CatalogNumberNullsLastOrderingFilter(NullsLastOrderingFilter):

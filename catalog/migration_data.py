@@ -3,7 +3,7 @@
 import hashlib
 
 from fruitcatalog.blobs import content_types, imaging
-from fruitcatalog.search import search_document
+from fruitcatalog.db.search import search_document
 
 BATCH_SIZE = 100  # rows of image bytes held in memory at once
 

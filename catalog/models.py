@@ -1,9 +1,7 @@
 """Fruits, their synonyms and images."""
 
-import json
-
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import NotSupportedError, models
+from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -17,7 +15,8 @@ from fruitcatalog.blobs.models import (
     thumbnail_endpoint_side,
 )
 from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.search import name_key, search_document, search_query
+from fruitcatalog.db.expressions import ListSubquery
+from fruitcatalog.db.search import SearchQuerySetMixin, name_key, search_document
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 
@@ -39,49 +38,7 @@ class FruitType(models.TextChoices):
     OTHER = "other", "Other"
 
 
-class ListSubquery(Subquery):
-    """The rows of a one-column queryset as one Python list, in the queryset's order.
-
-    A correlated subquery per row instead of a prefetch: no second query, no model instance per
-    value. PostgreSQL builds an array (`ARRAY(...)`); SQLite a JSON array over the ordered rows
-    (a subquery with ORDER BY under an aggregate is not flattened, so the order holds).
-    """
-
-    output_field = models.JSONField()
-
-    def __init__(self, queryset, **extra):
-        (column,) = queryset.query.values_select or queryset.query.annotation_select
-        self.column = column
-        super().__init__(queryset, **extra)
-
-    def as_sql(self, compiler, connection, template=None, **extra):
-        if template is None:  # neither PostgreSQL nor SQLite: a scalar subquery would be wrong
-            raise NotSupportedError(f"ListSubquery has no SQL for {connection.vendor}.")
-        return super().as_sql(compiler, connection, template=template, **extra)
-
-    def as_postgresql(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection, template="ARRAY(%(subquery)s)", **extra)
-
-    def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(
-            compiler,
-            connection,
-            template="(SELECT json_group_array(%(column)s) FROM (%(subquery)s))",
-            column=connection.ops.quote_name(self.column),
-            **extra,
-        )
-
-    def get_db_converters(self, connection):
-        return [self._as_list]
-
-    @staticmethod
-    def _as_list(value, expression, connection):
-        if value is None:
-            return []
-        return json.loads(value) if isinstance(value, str) else list(value)
-
-
-class FruitQuerySet(models.QuerySet):
+class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
     """Query shapes for fruits."""
 
     def with_list_data(self):
@@ -122,13 +79,6 @@ class FruitQuerySet(models.QuerySet):
         return self.prefetch_related(
             Prefetch("images", queryset=FruitImage.objects.without_blobs().order_by("pk"))
         )
-
-    def search(self, query: str):
-        """Substring match on name, synonyms and catalog number, ignoring case and accents."""
-        folded = search_query(query)
-        if not folded:
-            return self
-        return self.filter(search_text__contains=folded)
 
     def in_catalog_order(self):
         """The default order: catalog number with nulls last, then id."""

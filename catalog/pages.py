@@ -4,7 +4,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
-from fruitcatalog.pages import render_list_page, url_with
+from fruitcatalog.site.pages import render_list_page, url_with
 
 # The sorts the grid offers (the API takes a few more, which the grid honours too).
 SORTS = [("", "Catalog number"), ("name", "Name, A to Z"), ("-name", "Name, Z to A")]

@@ -17,7 +17,7 @@ from fruitcatalog.blobs.serializers import (
     ThumbnailedImageSerializer,
     absolute_url,
 )
-from fruitcatalog.ids import ID_MAX
+from fruitcatalog.db.ids import ID_MAX
 
 
 class BoundedListField(serializers.ListField):
@@ -122,8 +122,9 @@ class FruitSerializer(serializers.ModelSerializer):
 
         A list page represents every row, and DRF's generic loop (binding the fields, then each
         field's lookup and checks, the current time zone looked up for each timestamp) cost
-        about 40 µs a fruit, several times the page's SQL. A test compares the two
-        representations field by field, so a field added to `Meta.fields` must be added here.
+        several times this (docs/performance.md, "The list's representation"). A test compares
+        the two representations field by field, so a field added to `Meta.fields` must be added
+        here.
         """
         zone = self._time_zone
         return {

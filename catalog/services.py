@@ -5,8 +5,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage, FruitSynonym
-from fruitcatalog.locks import lock_row
-from fruitcatalog.search import name_key
+from fruitcatalog.db.locks import lock_row
+from fruitcatalog.db.search import name_key
 
 # Creates that assign "maximum + 1" take this transaction-scoped advisory lock on PostgreSQL, so
 # they run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import ValidationError
 
-from fruitcatalog.search import name_key
+from fruitcatalog.db.search import name_key
 
 SYNONYMS_MAX = 100
 TEXT_MAX = 200

@@ -18,8 +18,8 @@ from fruitcatalog.blobs.schema import (
 )
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
-from fruitcatalog.ids import ID_PATTERN
-from fruitcatalog.viewsets import ReadBackMixin
+from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.rest.viewsets import ReadBackMixin
 
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
 IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fruitcatalog.tests.browser import (  # noqa: E402 (the project root is on the path now)
+from fruitcatalog.testing.browser import (  # noqa: E402 (the project root is on the path now)
     DESKTOP,
     PHONE,
     PageLog,

@@ -4,10 +4,10 @@ from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
 from catalog.views import FruitImageViewSet, FruitViewSet
-from fruitcatalog.auth import TokenView
 from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
-from fruitcatalog.health import HealthView
-from fruitcatalog.ids import ID_PATTERN
+from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.rest.auth import TokenView
+from fruitcatalog.rest.health import HealthView
 from publications import views as publication_views
 
 

@@ -12,7 +12,8 @@ class FruitCatalogConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import pre_save
 
-        from fruitcatalog import auth, cors
+        from fruitcatalog.http import cors
+        from fruitcatalog.rest import auth
 
         check_request_enabled.connect(cors.allow_public_reads, dispatch_uid="public-reads")
         pre_save.connect(

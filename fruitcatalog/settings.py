@@ -79,9 +79,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # CORS headers on every other answer under /api/, errors included; preflights end here.
     "corsheaders.middleware.CorsMiddleware",
-    "fruitcatalog.exceptions.DatabaseUnavailableMiddleware",
+    "fruitcatalog.rest.exceptions.DatabaseUnavailableMiddleware",
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
-    "fruitcatalog.bodies.RequestGuardMiddleware",
+    "fruitcatalog.http.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -141,8 +141,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             # binary instead of doubled as hex text in the statement.
             "server_side_binding": env_bool("DATABASE_SERVER_SIDE_BINDING", True),
             # psycopg prepares a query on the server once it has run this often on a connection:
-            # parsed and planned once (byte reads: +20 % throughput). 0 turns it off, as a
-            # transaction-pooling PgBouncer older than 1.21 needs.
+            # parsed and planned once, which pays for the short queries run on every request. 0
+            # turns it off, as a transaction-pooling PgBouncer older than 1.21 needs.
             "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5) or None,
         }
     )
@@ -254,9 +254,9 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 # A success does not wipe the address's failures: otherwise anyone with an account could guess
 # at others' passwords without limit, logging in as themselves between guesses.
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "fruitcatalog.throttling.lockout_response"
+AXES_LOCKOUT_CALLABLE = "fruitcatalog.rest.throttling.lockout_response"
 # The same client address as the throttles (django-axes' own lookup needs django-ipware).
-AXES_CLIENT_IP_CALLABLE = "fruitcatalog.throttling.client_address"
+AXES_CLIENT_IP_CALLABLE = "fruitcatalog.rest.throttling.client_address"
 AXES_VERBOSE = False
 
 # CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials
@@ -273,21 +273,21 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["fruitcatalog.permissions.ModelPermissionsOrReadOnly"],
+    "DEFAULT_PERMISSION_CLASSES": ["fruitcatalog.rest.permissions.ModelPermissionsOrReadOnly"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": ["fruitcatalog.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["fruitcatalog.rest.parsers.SafeJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "fruitcatalog.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "fruitcatalog.rest.pagination.PageNumberPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "fruitcatalog.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "fruitcatalog.rest.exceptions.exception_handler",
     # How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): the
-    # throttles and the login lockout (fruitcatalog.throttling.client_address) count the client
+    # throttles and the login lockout (fruitcatalog.rest.throttling.client_address) count the client
     # address that many hops from the right; 0 trusts only REMOTE_ADDR.
     "NUM_PROXIES": env_int("DJANGO_NUM_PROXIES", 0),
-    # Throttles named by scope (fruitcatalog/throttling.py); `None` switches one off.
+    # Throttles named by scope (fruitcatalog/rest/throttling.py); `None` switches one off.
     "DEFAULT_THROTTLE_RATES": {
         "token_address": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", "20/minute"),
         "token_username": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", "10/minute"),
@@ -312,10 +312,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"FruitTypeEnum": "catalog.models.FruitType"},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
-    "PREPROCESSING_HOOKS": ["fruitcatalog.schema.canonical_paths"],
+    "PREPROCESSING_HOOKS": ["fruitcatalog.rest.schema.canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "fruitcatalog.schema.add_error_responses",
+        "fruitcatalog.rest.schema.add_error_responses",
     ],
 }
 

@@ -7,13 +7,13 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from catalog.pages import catalog_grid
-from fruitcatalog.exceptions import json_not_found
-from fruitcatalog.health import RootHealthView
-from fruitcatalog.pages import unknown_path
-from fruitcatalog.schema import SchemaView
+from fruitcatalog.rest.exceptions import json_not_found
+from fruitcatalog.rest.health import RootHealthView
+from fruitcatalog.rest.schema import SchemaView
+from fruitcatalog.site.pages import unknown_path
 from publications.pages import fruit_page, publication_list, publication_page
 
-handler404 = "fruitcatalog.pages.not_found"
+handler404 = "fruitcatalog.site.pages.not_found"
 
 urlpatterns = [
     # The public site: the card grid, a fruit's page, the publications.

@@ -24,8 +24,8 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from fruitcatalog.changelists import FastRowsAdminMixin, FastRowsChangeList
-from fruitcatalog.search import search_query
+from fruitcatalog.db.search import search_query
+from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 

@@ -16,14 +16,14 @@ from fruitcatalog.blobs.models import (
     ThumbnailedImageQuerySet,
 )
 from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.search import search_document, search_query
+from fruitcatalog.db.search import SearchQuerySetMixin, search_document
 
 TITLE_MAX = 300
 YEAR_MIN = 1400  # the first printed pomologies are younger; older manuscripts are not catalogued
 YEAR_MAX = 2100
 
 
-class PublicationQuerySet(BlobQuerySet):
+class PublicationQuerySet(SearchQuerySetMixin, BlobQuerySet):
     """Query shapes for publications."""
 
     def with_list_data(self):
@@ -31,13 +31,6 @@ class PublicationQuerySet(BlobQuerySet):
         return self.without_blobs().prefetch_related(
             Prefetch("links", queryset=PublicationFruit.objects.with_list_data())
         )
-
-    def search(self, query: str):
-        """Substring match on title and authors, ignoring case and accents."""
-        folded = search_query(query)
-        if not folded:
-            return self
-        return self.filter(search_text__contains=folded)
 
     def in_default_order(self):
         """The default order: newest year first (unknown years last), then title, then id."""

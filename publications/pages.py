@@ -10,8 +10,8 @@ from django.db.models.functions import Coalesce
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
-from fruitcatalog.ids import ID_MAX
-from fruitcatalog.pages import not_found, render_list_page, render_page
+from fruitcatalog.db.ids import ID_MAX
+from fruitcatalog.site.pages import not_found, render_list_page, render_page
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 

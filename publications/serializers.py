@@ -11,7 +11,7 @@ from fruitcatalog.blobs.serializers import (
     ThumbnailedImageSerializer,
     absolute_url,
 )
-from fruitcatalog.ids import ID_MAX
+from fruitcatalog.db.ids import ID_MAX
 from publications.models import (
     TITLE_MAX,
     YEAR_MAX,

@@ -26,9 +26,9 @@ from fruitcatalog.blobs.views import (
     ThumbnailedImageViewSet,
     UploadsMixin,
 )
-from fruitcatalog.ids import ID_PATTERN
-from fruitcatalog.permissions import ParentChangePermission
-from fruitcatalog.viewsets import ReadBackMixin
+from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.rest.permissions import ParentChangePermission
+from fruitcatalog.rest.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (

@@ -4,7 +4,7 @@ import factory
 
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create, fruit_set_card_image
-from fruitcatalog.blobs.tests.media import make_object_png
+from fruitcatalog.testing.media import make_object_png
 
 
 class FruitFactory(factory.Factory):

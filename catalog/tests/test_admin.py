@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
-from fruitcatalog.curators import CURATORS_GROUP
-from fruitcatalog.search import search_document
+from fruitcatalog.db.search import search_document
+from fruitcatalog.rest.curators import CURATORS_GROUP
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
 from fruitcatalog.tests.admin_pages import form_errors, management_form, png_upload
 from fruitcatalog.tests.queries import selected_blob_columns
 

@@ -6,8 +6,8 @@ import pytest
 from django.db import connections
 
 from catalog.models import FruitImage
-from fruitcatalog.blobs.tests.media import make_object_png
-from fruitcatalog.tests.browser import CHROMIUM, CHROMIUM_ARGS
+from fruitcatalog.testing.browser import CHROMIUM, CHROMIUM_ARGS
+from fruitcatalog.testing.media import make_object_png
 
 pytestmark = [
     pytest.mark.browser,

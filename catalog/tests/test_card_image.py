@@ -10,7 +10,8 @@ from PIL import Image
 from catalog.models import Fruit, FruitImage
 from catalog.serializers import FruitSerializer
 from catalog.views import FruitViewSet
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
+from fruitcatalog.tests.races import deleting_after
 
 pytestmark = pytest.mark.django_db
 
@@ -30,18 +31,6 @@ def card_of(client, fruit) -> tuple:
         detail["thumbnail_url"],
     )
     return detail["card_image_id"], detail["thumbnail_url"]
-
-
-def deleting_after(monkeypatch, owner, name, delete):
-    """Make `owner.name` return as before, then run `delete` (a concurrent delete commits)."""
-    original = getattr(owner, name)
-
-    def wrapper(*args, **kwargs):
-        result = original(*args, **kwargs)
-        delete()
-        return result
-
-    monkeypatch.setattr(owner, name, wrapper)
 
 
 def choose(client, fruit, image_id):

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from catalog.models import FruitImage
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.django_db
 

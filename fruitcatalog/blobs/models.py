@@ -16,7 +16,7 @@ from django.db.models import Case, F, Q, When
 from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.content_types import JPEG, detect_content_type
 from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.locks import lock_row
+from fruitcatalog.db.locks import lock_row
 
 
 def blob_fields(model) -> list[str]:
@@ -326,7 +326,7 @@ class ThumbnailedImage(StoredBytesModel):
         return super().fields_derived_from(spec)
 
     def lock_parent(self) -> None:
-        """Lock the row the image belongs to (see `fruitcatalog.locks`)."""
+        """Lock the row the image belongs to (see `fruitcatalog.db.locks`)."""
         field = self._meta.get_field(self.parent_field)
         lock_row(field.related_model, getattr(self, field.attname))
 

@@ -1,6 +1,6 @@
 """Parsers of upload bodies: multipart, or the raw bytes of the route's media type.
 
-The body's size is not theirs to check: `fruitcatalog.bodies.RequestGuardMiddleware` caps every
+The body's size is not theirs to check: `fruitcatalog.http.bodies.RequestGuardMiddleware` caps every
 route's body (the upload limit on upload routes) before any parser reads it.
 """
 

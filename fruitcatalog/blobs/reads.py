@@ -17,7 +17,7 @@ from django.http import HttpResponse
 from fruitcatalog.blobs.content_types import extension_for
 from fruitcatalog.blobs.models import StoredBytes
 from fruitcatalog.blobs.responses import Blob, blob_response
-from fruitcatalog.exceptions import json_not_found
+from fruitcatalog.rest.exceptions import json_not_found
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 PostgreSQL compresses a large value with pglz before storing it out of line ("EXTENDED"). JPEG,
 PNG, GIF and WebP bytes are compressed already, yet their first kilobyte (headers, tables) looks
-compressible, so pglz runs over the whole value before giving up: 40 ms of a 3 MB upload's
-60 ms INSERT on the development machine. "EXTERNAL" stores them out of line as they are. PDFs keep
+compressible, so pglz runs over the whole value before giving up: most of an upload's INSERT
+(docs/performance.md, "An upload"). "EXTERNAL" stores them out of line as they are. PDFs keep
 the default, since their streams are not always compressed.
 
 Migrations call `store_uncompressed`; it does nothing on other databases. A later `AlterField`

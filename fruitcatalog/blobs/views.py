@@ -19,8 +19,8 @@ from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count, th
 from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.uploads import as_field_error, validate_upload_size
-from fruitcatalog.permissions import IsStaffOrReadOnly, ParentChangePermission
-from fruitcatalog.throttling import UploadThrottle
+from fruitcatalog.rest.permissions import IsStaffOrReadOnly, ParentChangePermission
+from fruitcatalog.rest.throttling import UploadThrottle
 
 
 def byte_view(read: ByteRead, drf_view: Callable) -> Callable:
@@ -44,7 +44,7 @@ def byte_view(read: ByteRead, drf_view: Callable) -> Callable:
 class UploadsMixin:
     """A view that takes uploads: the upload limit as its body cap, the optional upload rate."""
 
-    accepts_uploads = True  # read by fruitcatalog.bodies.RequestGuardMiddleware
+    accepts_uploads = True  # read by fruitcatalog.http.bodies.RequestGuardMiddleware
     throttle_classes = [UploadThrottle]
 
 

@@ -4,7 +4,7 @@ import re
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 
 
 def management_form(prefix, *, total, initial):

@@ -2,7 +2,7 @@
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 from publications.models import PublicationFruitImage
 from publications.services import publication_fruit_set_description, publication_link_fruit
 from publications.tests.factories import PublicationFactory

@@ -6,7 +6,7 @@ from django.http import HttpRequest
 from rest_framework.test import APIClient
 
 from catalog.models import Fruit
-from fruitcatalog.curators import CURATORS_GROUP
+from fruitcatalog.rest.curators import CURATORS_GROUP
 
 pytestmark = pytest.mark.django_db
 

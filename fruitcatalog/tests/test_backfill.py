@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.models import FruitImage
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
 from fruitcatalog.blobs import reads
 from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH
-from fruitcatalog.blobs.tests.media import make_object_png
+from fruitcatalog.testing.media import make_object_png
 from fruitcatalog.tests.queries import reading_no_bytes, selected_blob_columns
 from fruitcatalog.tests.stored import stored_thumbnail
 

@@ -11,7 +11,7 @@ from django.urls import resolve
 
 from catalog.admin import FruitAdmin
 from catalog.models import Fruit
-from fruitcatalog.changelists import FastRowsChangeList
+from fruitcatalog.site.changelists import FastRowsChangeList
 
 pytestmark = pytest.mark.django_db
 

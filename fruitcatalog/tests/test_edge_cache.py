@@ -1,7 +1,7 @@
 """The edge cache of deploy/nginx.conf, proved with Debian's nginx in front of the live server.
 
 nginx runs the shipped config adapted to loopback as the benchmarks adapt it
-(`fruitcatalog/tests/nginx.py`), its caches in a temporary folder, proxying to pytest-django's
+(`fruitcatalog/testing/nginx.py`), its caches in a temporary folder, proxying to pytest-django's
 live server (transactional tests: the server sees what the tests write). Skipped when nginx is
 missing (`apt-get install nginx`), except in CI (`CI` set), where that fails.
 """
@@ -29,11 +29,11 @@ from rest_framework.authtoken.models import Token
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.blobs.tests.media import make_object_png
-from fruitcatalog.curators import CURATORS_GROUP
-from fruitcatalog.tests import nginx as nginx_loopback
+from fruitcatalog.rest.curators import CURATORS_GROUP
+from fruitcatalog.testing import nginx as nginx_loopback
+from fruitcatalog.testing.media import make_object_png
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from catalog.models import Fruit, FruitImage
-from fruitcatalog.blobs.tests.media import make_object_png
+from fruitcatalog.testing.media import make_object_png
 from publications.tests.factories import PublicationFactory
 
 pytestmark = pytest.mark.django_db

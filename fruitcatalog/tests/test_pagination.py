@@ -3,7 +3,7 @@
 import pytest
 
 from catalog.models import Fruit
-from fruitcatalog import pagination
+from fruitcatalog.rest import pagination
 
 pytestmark = pytest.mark.django_db
 

@@ -14,25 +14,14 @@ from rest_framework.test import APIClient
 
 from catalog.models import Fruit, FruitImage
 from catalog.views import FruitImageViewSet, FruitViewSet
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
+from fruitcatalog.tests.races import deleting_after
 from publications import views as publication_views
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import PublicationFruitImageUploadSerializer
 from publications.services import publication_link_fruit
 
 pytestmark = pytest.mark.django_db
-
-
-def deleting_after(monkeypatch, owner, name, delete):
-    """Make `owner.name` return as before, then run `delete` (a concurrent delete commits)."""
-    original = getattr(owner, name)
-
-    def wrapper(*args, **kwargs):
-        result = original(*args, **kwargs)
-        delete()
-        return result
-
-    monkeypatch.setattr(owner, name, wrapper)
 
 
 def assert_not_found(response):

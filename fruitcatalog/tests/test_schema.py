@@ -14,7 +14,7 @@ from schemathesis import checks
 
 from fruitcatalog.wsgi import application
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def test_schema_validates_without_warnings(tmp_path):

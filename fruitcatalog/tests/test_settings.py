@@ -4,7 +4,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.slow
 
 WITHOUT_KEY = {
     name: value

@@ -16,9 +16,8 @@ from django.core.management import call_command
 from django.db import connections, transaction
 
 from catalog.models import Fruit, FruitImage, FruitType
-from fruitcatalog.blobs.tests.media import make_object_png
-from fruitcatalog.pages import PAGE_SIZE
-from fruitcatalog.tests.browser import (
+from fruitcatalog.site.pages import PAGE_SIZE
+from fruitcatalog.testing.browser import (
     DESKTOP,
     PHONE,
     PageLog,
@@ -28,6 +27,7 @@ from fruitcatalog.tests.browser import (
     origin_of,
     require_tools,
 )
+from fruitcatalog.testing.media import make_object_png
 from publications.models import Publication, PublicationFruit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,7 +11,7 @@ import pytest
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png, make_pdf_bytes
+from fruitcatalog.testing.media import make_image_bytes, make_object_png, make_pdf_bytes
 from fruitcatalog.tests.queries import reading_no_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import (

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.messages import constants as message_levels
 from django.urls import reverse
 
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 from fruitcatalog.tests.admin_pages import (
     form_errors,
     management_form,

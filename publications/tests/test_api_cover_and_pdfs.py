@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from pypdf import PdfWriter
 
-from fruitcatalog.blobs.tests.media import (
+from fruitcatalog.testing.media import (
     lossless_webp,
     make_image_bytes,
     make_pdf_bytes,

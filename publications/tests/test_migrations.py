@@ -7,7 +7,9 @@ from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
 from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.tests.media import make_image_bytes, make_object_png
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
+
+pytestmark = pytest.mark.slow
 
 
 def latest(app_label: str) -> tuple[str, str]:

@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
 from fruitcatalog.blobs.backfill import backfill_thumbnails
-from fruitcatalog.blobs.tests.media import make_object_png, make_pdf_bytes
-from fruitcatalog.curators import CURATORS_GROUP
+from fruitcatalog.rest.curators import CURATORS_GROUP
+from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import publication_link_fruit
 

@@ -12,14 +12,16 @@ from PIL import Image, ImageChops, ImageCms, ImageDraw, ImageFile
 from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.imaging import (
     ImageError,
+    checks,
     content_box,
     fit_within,
     inspect_image,
     make_thumbnail,
     pad_box,
+    thumbnails,
 )
-from fruitcatalog.blobs.tests import media
-from fruitcatalog.blobs.tests.reference import mean_difference, naive_thumbnail_image
+from fruitcatalog.testing import media
+from fruitcatalog.testing.reference import mean_difference, naive_thumbnail_image
 
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
@@ -68,7 +70,7 @@ def render(data, **overrides):
         "max_side": imaging.THUMBNAIL_MAX_SIDE,
         "padding": imaging.THUMBNAIL_PADDING,
     } | overrides
-    return imaging._render_thumbnail(data, **options)
+    return thumbnails._render_thumbnail(data, **options)
 
 
 def close_to(actual, expected, tolerance=12):
@@ -475,7 +477,7 @@ def test_modes_that_no_allowed_format_stores_still_convert_and_crop(mode, backgr
     image = Image.new(mode, (60, 40), background)
     ImageDraw.Draw(image).rectangle((10, 10, 19, 19), fill=ink)
 
-    work = imaging._working_copy(image)
+    work = thumbnails._working_copy(image)
 
     assert work.mode in ("RGB", "L", "RGBA", "LA")
     assert content_box(image) == (10, 10, 20, 20)
@@ -644,7 +646,7 @@ def png_declaring(width, height):
 @pytest.fixture
 def decode_scales(monkeypatch) -> list[int]:
     """The DCT scales JPEGs are decoded at during the test, in order."""
-    decode_jpeg = imaging._decode_jpeg
+    decode_jpeg = thumbnails._decode_jpeg
     used = []
 
     def recording(data, image, scale):
@@ -652,7 +654,7 @@ def decode_scales(monkeypatch) -> list[int]:
         used.append(applied)
         return decoded, applied
 
-    monkeypatch.setattr(imaging, "_decode_jpeg", recording)
+    monkeypatch.setattr(thumbnails, "_decode_jpeg", recording)
     return used
 
 
@@ -704,7 +706,7 @@ def test_html_page_hiding_a_jpeg_is_rejected():
 def test_signature_and_structure_disagreeing_is_rejected(monkeypatch):
     # libmagic and Pillow both read the first bytes today; should a libmagic update see a GIF
     # where Pillow parses a PNG, the file is refused rather than trusted by either.
-    monkeypatch.setattr(imaging, "detect_content_type", lambda data: "image/gif")
+    monkeypatch.setattr(checks, "detect_content_type", lambda data: "image/gif")
 
     with pytest.raises(ImageError, match="not consistently one image type"):
         inspect_image(red_rectangle_png())
@@ -791,7 +793,7 @@ def test_orienting_a_box_matches_orienting_the_image(orientation):
     ImageDraw.Draw(image).rectangle((3, 5, 11, 8), fill=0)
     shown = image.transpose(ORIENTATION_TRANSPOSE[orientation]) if orientation > 1 else image
 
-    assert imaging._orient_box(content_box(image), image.size, orientation) == content_box(shown)
+    assert thumbnails._orient_box(content_box(image), image.size, orientation) == content_box(shown)
 
 
 # --- equivalence with the naive pipeline ------------------------------------------------------
@@ -906,12 +908,12 @@ def test_png_of_436890_empty_chunks_is_refused_by_its_chunk_count(parsing_forbid
     data = media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * 436_890)
 
     assert len(data) <= 5 * 1024 * 1024
-    refused(data, f"more than {imaging.MAX_PNG_CHUNKS} chunks")
+    refused(data, f"more than {checks.MAX_PNG_CHUNKS} chunks")
 
 
 def test_png_chunk_limit_counts_every_chunk():
     # IHDR, IDAT and IEND besides the private chunks.
-    at_limit = media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * (imaging.MAX_PNG_CHUNKS - 3))
+    at_limit = media.solid_png(1, 1, chunks=media.png_chunk(b"prVt") * (checks.MAX_PNG_CHUNKS - 3))
 
     assert inspect_image(at_limit).width == 1
     refused(at_limit[:-12] + media.png_chunk(b"prVt") + at_limit[-12:], "chunks")
@@ -946,7 +948,7 @@ def test_progressive_jpeg_of_100_scans_over_50_megapixels_is_refused(decoding_fo
     data = media.progressive_jpeg(7071, 7071, 100)
 
     assert len(data) < 320_000
-    refused(data, rf"100 scans cover \d+ samples \(limit {imaging.MAX_JPEG_SCAN_SAMPLES}\)")
+    refused(data, rf"100 scans cover \d+ samples \(limit {checks.MAX_JPEG_SCAN_SAMPLES}\)")
 
 
 def test_the_same_100_scans_over_4_megapixels_are_decoded():
@@ -961,7 +963,7 @@ def test_the_same_100_scans_over_4_megapixels_are_decoded():
 def test_scan_work_counts_the_blocks_of_each_scans_components():
     # 4:2:0 at 64 x 32: luma 8 x 4 blocks, chroma 4 x 2 each; the DC scan covers all 48 blocks,
     # then one AC scan each of luma, Cb and Cr.
-    layout = imaging._walk_jpeg(media.progressive_jpeg(64, 32, 4, subsampling="4:2:0"))
+    layout = checks._walk_jpeg(media.progressive_jpeg(64, 32, 4, subsampling="4:2:0"))
 
     assert layout.scans == 4
     assert layout.scan_samples == 64 * (48 + 32 + 8 + 8)
@@ -974,22 +976,22 @@ def test_scan_markers_inside_metadata_are_not_scans():
     metadata = b"\xff\xe1" + struct.pack(">H", 2 + 600) + b"\xff\xda" * 300
     data = photo[:2] + metadata + photo[2:]
 
-    assert imaging._walk_jpeg(data).scans == 1
+    assert checks._walk_jpeg(data).scans == 1
     assert inspect_image(data).format == "JPEG"
 
 
 def test_jpeg_of_thousands_of_segments_or_stray_bytes_is_refused(parsing_forbidden):
     photo = encode(displayed_scene(), "JPEG")
     after_first_segment = 4 + struct.unpack_from(">H", photo, 4)[0]
-    comments = photo[:2] + b"\xff\xfe\x00\x02" * (imaging.MAX_JPEG_SEGMENTS + 1) + photo[2:]
+    comments = photo[:2] + b"\xff\xfe\x00\x02" * (checks.MAX_JPEG_SEGMENTS + 1) + photo[2:]
     padded = (
         photo[:after_first_segment]
-        + b"\x00" * (imaging.MAX_JPEG_STRAY_BYTES + 1)
+        + b"\x00" * (checks.MAX_JPEG_STRAY_BYTES + 1)
         + photo[after_first_segment:]
     )
 
-    refused(comments, f"more than {imaging.MAX_JPEG_SEGMENTS} segments")
-    refused(padded, f"more than {imaging.MAX_JPEG_STRAY_BYTES} stray bytes")
+    refused(comments, f"more than {checks.MAX_JPEG_SEGMENTS} segments")
+    refused(padded, f"more than {checks.MAX_JPEG_STRAY_BYTES} stray bytes")
 
 
 def test_lossless_webp_of_16383_by_3051_is_refused_by_its_memory(decoding_forbidden):
@@ -1008,7 +1010,7 @@ def test_16_bit_rgba_png_is_refused_by_its_inflated_size(decoding_forbidden):
     data = media.solid_png(7071, 7071, pixel, bit_depth=16, colour_type=6)
 
     assert len(data) < 500_000
-    refused(data, rf"\d+ bytes of pixel data \(limit {imaging.MAX_PNG_RAW_BYTES}\)")
+    refused(data, rf"\d+ bytes of pixel data \(limit {checks.MAX_PNG_RAW_BYTES}\)")
     # The same pixels at 8 bits inflate to half as much.
     assert inspect_image(media.solid_png(7071, 7071, b"\x10\x20\x30\xff", colour_type=6))
 
@@ -1046,7 +1048,7 @@ def test_animated_png_and_webp_frames_are_limited_too():
 def test_gif_blocks_are_limited(parsing_forbidden):
     gif = media.gif_of_frames(1)
     first_image = gif.index(b"\x2c")
-    comments = b"\x21\xfe\x01c\x00" * (imaging.MAX_GIF_BLOCKS // 2 + 1)
+    comments = b"\x21\xfe\x01c\x00" * (checks.MAX_GIF_BLOCKS // 2 + 1)
 
     refused(gif[:first_image] + comments + gif[first_image:], "blocks")
 
@@ -1082,7 +1084,7 @@ def test_progressive_jpeg_at_the_pixel_limit_is_accepted_in_4_2_0_and_refused_in
 
 def test_jpeg_is_never_decoded_finer_than_the_memory_budget_allows(monkeypatch, decode_scales):
     # A full-scale RGB decode of 2400 x 1800 (17 MB) no longer fits; half scale (4 MB) does.
-    monkeypatch.setattr(imaging, "MAX_DECODE_BYTES", 10_000_000)
+    monkeypatch.setattr(checks, "MAX_DECODE_BYTES", 10_000_000)
     photo = encode(textured_photo((2400, 1800), (1003, 701, 1220, 905)), "JPEG", quality=90)
 
     thumbnail, box = render(photo)
@@ -1097,10 +1099,10 @@ def test_searching_and_flattening_in_bands_changes_no_pixel(monkeypatch, mode):
     image = textured_photo((700, 500), (120, 90, 560, 400)).convert(mode)
     if mode != "RGB":
         image.putalpha(Image.linear_gradient("L").resize(image.size))
-    whole = (content_box(image), imaging._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
+    whole = (content_box(image), thumbnails._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
 
-    monkeypatch.setattr(imaging, "_BAND_PIXELS", 5_000)
-    banded = (content_box(image), imaging._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
+    monkeypatch.setattr(thumbnails, "BAND_PIXELS", 5_000)
+    banded = (content_box(image), thumbnails._crop_and_scale(image, (3, 5, 690, 497), (211, 153)))
 
     assert banded[0] == whole[0]
     assert ImageChops.difference(banded[1], whole[1]).getbbox() is None

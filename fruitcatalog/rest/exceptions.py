@@ -128,10 +128,15 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
+def error_response(error: exceptions.APIException) -> JsonResponse:
+    """A DRF error as DRF would answer it, for answers made outside DRF's views."""
+    return JsonResponse({"detail": error.detail}, status=error.status_code)
+
+
 @csrf_exempt
 def json_not_found(request, *args, **kwargs):
     """Any unknown path under /api/: DRF's JSON 404, whatever the method."""
-    return JsonResponse({"detail": "Not found."}, status=404)
+    return error_response(exceptions.NotFound())
 
 
 class DatabaseUnavailableMiddleware:

@@ -17,9 +17,9 @@ import io
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
-from django.http import JsonResponse
+from rest_framework.exceptions import ParseError
 
-from fruitcatalog.exceptions import UploadTooLarge
+from fruitcatalog.rest.exceptions import UploadTooLarge, error_response
 
 ADMIN_UPLOADS_PER_REQUEST = 4
 
@@ -36,10 +36,6 @@ def body_limit(view_func) -> int:
     return settings.FRUITCATALOG_MAX_BODY_BYTES
 
 
-def too_large(limit: int) -> JsonResponse:
-    return JsonResponse({"detail": UploadTooLarge(limit).detail}, status=413)
-
-
 class RequestGuardMiddleware:
     """Refuse what no view should see: bodies over the route's cap, NUL bytes in parameters."""
 
@@ -54,7 +50,7 @@ class RequestGuardMiddleware:
             "\x00" in key or any("\x00" in value for value in values)
             for key, values in request.GET.lists()
         ):
-            return JsonResponse({"detail": "Null characters are not allowed."}, status=400)
+            return error_response(ParseError("Null characters are not allowed."))
         meta = request.META
         limit = body_limit(view_func)
         declared = meta.get("CONTENT_LENGTH")
@@ -62,17 +58,17 @@ class RequestGuardMiddleware:
             try:
                 length = int(declared)
             except ValueError:
-                return JsonResponse({"detail": "Invalid Content-Length header."}, status=400)
-            return too_large(limit) if length > limit else None
+                return error_response(ParseError("Invalid Content-Length header."))
+            return error_response(UploadTooLarge(limit)) if length > limit else None
         if meta.get("wsgi.input_terminated") and "chunked" in meta.get(
             "HTTP_TRANSFER_ENCODING", ""
         ).lower():
             try:
                 body = meta["wsgi.input"].read(limit + 1)
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
-                return JsonResponse({"detail": "Malformed chunked request body."}, status=400)
+                return error_response(ParseError("Malformed chunked request body."))
             if len(body) > limit:
-                return too_large(limit)
+                return error_response(UploadTooLarge(limit))
             meta["CONTENT_LENGTH"] = str(len(body))
             request._stream = LimitedStream(io.BytesIO(body), len(body))
         return None

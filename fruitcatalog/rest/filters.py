@@ -4,7 +4,7 @@ import django_filters
 from django import forms
 from django.db.models import F
 
-from fruitcatalog.ids import ID_MAX
+from fruitcatalog.db.ids import ID_MAX
 
 
 class IntegerFilter(django_filters.NumberFilter):

@@ -5,8 +5,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 
-from fruitcatalog.parsers import SafeJSONParser
-from fruitcatalog.throttling import TokenAddressThrottle, TokenUsernameThrottle
+from fruitcatalog.rest.parsers import SafeJSONParser
+from fruitcatalog.rest.throttling import TokenAddressThrottle, TokenUsernameThrottle
 
 
 class TokenView(ObtainAuthToken):

@@ -13,7 +13,7 @@ from django.http import HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import Resolver404, resolve, reverse
 
-from fruitcatalog.pagination import PageNumberPagination, ScalablePaginator
+from fruitcatalog.rest.pagination import PageNumberPagination, ScalablePaginator
 
 PAGE_SIZE = PageNumberPagination.page_size  # a grid page and an API page hold the same fruits
 PAGE_WINDOW = 2  # page links shown on each side of the current one

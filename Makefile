@@ -34,11 +34,13 @@ run: $(STAMP)
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## test: install, lint, check import layers and migrations, run every test (SQLite unless DATABASE_URL)
+##       PYTEST_ARGS='-m "not browser and not slow"': the fast core only; '--reuse-db': keep the
+##       PostgreSQL test database between runs
 test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

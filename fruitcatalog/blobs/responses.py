@@ -9,7 +9,7 @@ every use with its `ETag`.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse, JsonResponse, QueryDict
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
 
@@ -85,7 +85,16 @@ def blob_response(request, blob: Blob) -> HttpResponse | None:
     conditional = get_conditional_response(
         request, etag=blob.etag, response=HttpResponse(headers=validators)
     )
-    if conditional.status_code != 200:
+    if conditional.status_code == 412:
+        if "HTTP_IF_MATCH" in request.META:
+            return JsonResponse(
+                {"detail": "Precondition failed: If-Match names other bytes."},
+                status=412,
+                headers=validators,
+            )
+        # Stored bytes have no modification date, so If-Unmodified-Since is ignored (RFC 9110
+        # 13.1.4); Django's helper fails it instead.
+    elif conditional.status_code != 200:
         return conditional
     body = b"" if request.method == "HEAD" else blob.load()
     if body is None:

@@ -209,6 +209,19 @@ def test_if_none_match_as_a_list_a_weak_tag_or_a_star_revalidates(byte_paths, an
     assert response.status_code == 304
 
 
+def test_if_match_is_honoured_and_if_unmodified_since_ignored(byte_paths, anon_client):
+    path = byte_paths[1]
+    etag = anon_client.get(path)["ETag"]
+    assert anon_client.get(path, HTTP_IF_MATCH=etag).status_code == 200
+    failed = anon_client.get(path, HTTP_IF_MATCH='"other"')
+    assert failed.status_code == 412
+    assert failed.json()["detail"].startswith("Precondition failed")
+    assert failed["ETag"] == etag
+    # Stored bytes have no modification date: the header is ignored (RFC 9110 13.1.4).
+    since = anon_client.get(path, HTTP_IF_UNMODIFIED_SINCE="Sat, 01 Jan 2000 00:00:00 GMT")
+    assert since.status_code == 200
+
+
 def test_the_version_counts_however_the_query_string_spells_it(byte_paths, anon_client):
     path = byte_paths[1]
     version = anon_client.get(path)["ETag"].strip('"')[:VERSION_LENGTH]

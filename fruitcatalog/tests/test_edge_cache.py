@@ -22,14 +22,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 from PIL import Image
-from rest_framework.authtoken.models import Token
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.rest.curators import CURATORS_GROUP
 from fruitcatalog.testing import nginx as nginx_loopback
 from fruitcatalog.testing.media import make_object_png
 
@@ -146,19 +143,13 @@ def fruit():
 
 
 @pytest.fixture
-def curator():
-    """A curator. Not the shared fixture's: the transactional tests before this one flushed the
-    Curators group its migration made (the permissions come back after each flush)."""
-    group, _ = Group.objects.get_or_create(name=CURATORS_GROUP)
-    group.permissions.add(*Permission.objects.filter(content_type__app_label="catalog"))
-    user = User.objects.create_user("edge-curator", password="curator-pass-123")
-    user.groups.add(group)
-    return user
+def curator(live_curator):
+    return live_curator
 
 
 @pytest.fixture
-def curator_token(curator) -> str:
-    return Token.objects.create(user=curator).key
+def curator_token(live_curator) -> str:
+    return live_curator.token
 
 
 def path_of(url: str) -> str:
@@ -264,6 +255,19 @@ def test_the_bare_path_and_a_stale_version_are_never_hits(edge, fruit):
             assert answer.headers["Cache-Control"] == "no-cache", path
             assert answer.cache != "HIT", path
             assert answer.body == bytes(image.thumbnail_data)
+
+
+def test_a_revalidation_of_the_bare_path_reaches_the_app_and_is_a_304(edge, fruit):
+    image = FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    bare = image.get_thumbnail_url().partition("?")[0]
+    etag = edge.get(bare).headers["ETag"]
+
+    for _ in range(2):
+        answer = edge.get(bare, **{"If-None-Match": etag})
+        assert (answer.status, answer.body) == (304, b"")
+        assert answer.cache != "HIT"
+        assert answer.headers["ETag"] == etag
+    assert edge.get(bare, **{"If-None-Match": '"other"'}).status == 200
 
 
 def test_the_cache_directory_stays_within_its_bound(start_edge, fruit):

@@ -12,6 +12,7 @@ from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInf
 from catalog.services import fruit_create, fruit_delete, fruit_update
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
+    IMAGE_UPLOAD_NOTE,
     IMAGE_UPLOAD_REQUEST,
     ImageUploadSerializer,
     image_viewset_schema,
@@ -28,12 +29,17 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
 @extend_schema_view(
     list=extend_schema(summary="List fruits"),
     create=extend_schema(summary="Create a fruit", responses={201: FruitDetailSerializer}),
-    retrieve=extend_schema(summary="Get a fruit with its images"),
-    update=extend_schema(summary="Replace a fruit", responses=FruitDetailSerializer),
-    partial_update=extend_schema(summary="Update a fruit", responses=FruitDetailSerializer),
+    retrieve=extend_schema(summary="Get a fruit with its images", parameters=[FRUIT_ID]),
+    update=extend_schema(
+        summary="Replace a fruit", responses=FruitDetailSerializer, parameters=[FRUIT_ID]
+    ),
+    partial_update=extend_schema(
+        summary="Update a fruit", responses=FruitDetailSerializer, parameters=[FRUIT_ID]
+    ),
     destroy=extend_schema(
         summary="Delete a fruit with its synonyms and images",
         description="409 while a publication links the fruit.",
+        parameters=[FRUIT_ID],
     ),
 )
 class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
@@ -70,6 +76,7 @@ class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
     list_summary="List a fruit's images, oldest first",
     create=extend_schema(
         summary="Upload an image of a fruit",
+        description=IMAGE_UPLOAD_NOTE,
         request=IMAGE_UPLOAD_REQUEST,
         responses={201: ImageInfoSerializer},
     ),

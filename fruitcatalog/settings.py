@@ -270,7 +270,7 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: its WWW-Authenticate header turns anonymous writes into 401, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        "fruitcatalog.rest.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["fruitcatalog.rest.permissions.ModelPermissionsOrReadOnly"],

@@ -16,7 +16,9 @@ from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
+    IMAGE_UPLOAD_NOTE,
     IMAGE_UPLOAD_REQUEST,
+    PDF_TYPES,
     PDF_UPLOAD_REQUEST,
     byte_read_schema,
     image_viewset_schema,
@@ -146,7 +148,7 @@ class StoredFileViewSet(
     ),
     update=extend_schema(
         summary="Upload or replace the cover image",
-        description="Multipart field `image`, or the raw bytes; JPEG, PNG, GIF or WebP.",
+        description=IMAGE_UPLOAD_NOTE,
         request=IMAGE_UPLOAD_REQUEST,
         responses=PublicationSerializer,
     ),
@@ -239,11 +241,13 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
     retrieve=byte_read_schema(
         summary="Get the PDF describing a fruit",
         description="404 when the fruit is not linked or has no PDF.",
+        media_types=PDF_TYPES,
     ),
     update=extend_schema(
         summary="Upload or replace the PDF describing a fruit",
         description=(
-            "Multipart field `file`, or the raw bytes. 404 when the fruit is not linked; 400 when "
+            "Multipart field `file`, or the raw bytes as `application/octet-stream` (or "
+            "`application/pdf`). 404 when the fruit is not linked; 400 when "
             "the bytes are not a complete PDF with at least one page (the name does not matter)."
         ),
         request=PDF_UPLOAD_REQUEST,

@@ -24,25 +24,45 @@ class PDFUploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="A PDF with at least one page, at most 5 MiB.")
 
 
+# Uploads are declared as multipart or raw bytes (`application/octet-stream`), the two forms
+# generated clients understand. The raw bytes may also be sent with their own type (`image/png`,
+# `application/pdf`...): the bytes decide the type in every case, as the descriptions say.
 IMAGE_UPLOAD_REQUEST = {
     "multipart/form-data": ImageUploadSerializer,
-    "image/*": OpenApiTypes.BINARY,
     "application/octet-stream": OpenApiTypes.BINARY,
 }
+IMAGE_UPLOAD_NOTE = (
+    "Multipart field `image`, or the raw bytes as `application/octet-stream` (or with their own "
+    "type: `image/jpeg`, `image/png`, `image/gif`, `image/webp`); the bytes decide the type."
+)
 
 PDF_UPLOAD_REQUEST = {
     "multipart/form-data": PDFUploadSerializer,
-    "application/pdf": OpenApiTypes.BINARY,
     "application/octet-stream": OpenApiTypes.BINARY,
 }
 
-BINARY_RESPONSE = {
-    (200, "*/*"): OpenApiResponse(
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+PDF_TYPES = ("application/pdf",)
+
+
+def binary_response(media_types: tuple[str, ...]) -> dict:
+    """A byte read's 200 (each type it serves, and `application/octet-stream`) and its 304.
+
+    The bytes are served with the type detected from them whatever the client accepts;
+    `application/octet-stream` is listed too because generated clients read that as bytes.
+    """
+    described = OpenApiResponse(
         OpenApiTypes.BINARY,
-        description="The stored bytes; `Content-Type` as detected from them. Strong `ETag`.",
-    ),
-    304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
-}
+        description=(
+            "The stored bytes; `Content-Type` as detected from them, strong `ETag`. `HEAD` "
+            "answers the same headers without a body."
+        ),
+    )
+    served = (*media_types, "application/octet-stream")
+    return {
+        **{(200, media_type): described for media_type in served},
+        304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
+    }
 
 CACHING = (
     "Byte URLs in response bodies carry the version of the bytes they serve (`?v=`). With the "
@@ -84,13 +104,15 @@ BYTE_RESPONSE_HEADERS = [
 ]
 
 
-def byte_read_schema(*, summary: str, description: str = "", parameters=()):
-    """Document a byte read: its optional version, caching headers, 200 and 304."""
+def byte_read_schema(
+    *, summary: str, description: str = "", parameters=(), media_types=IMAGE_TYPES
+):
+    """Document a byte read: its optional version, caching headers, 200 (its types) and 304."""
     return extend_schema(
         summary=summary,
         description=f"{description} {CACHING}".strip(),
         parameters=[*parameters, VERSION, *BYTE_RESPONSE_HEADERS],
-        responses=BINARY_RESPONSE,
+        responses=binary_response(media_types),
     )
 
 
@@ -105,7 +127,10 @@ def image_viewset_schema(*, image_id, list_summary: str, create):
         ),
         thumbnail=byte_read_schema(
             summary="Get the JPEG thumbnail (the full image when it has none)",
-            description="Its version is that of the bytes served: the thumbnail's, or the image's.",
+            description=(
+                "`image/jpeg`; an image stored without a thumbnail serves its own bytes and type. "
+                "Its version is that of the bytes served: the thumbnail's, or the image's."
+            ),
             parameters=[image_id],
         ),
     )

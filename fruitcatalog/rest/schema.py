@@ -3,6 +3,8 @@
 Byte bodies are described next to the byte views, in `fruitcatalog.blobs.schema`.
 """
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.renderers import OpenApiJsonRenderer
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.renderers import JSONRenderer
 
@@ -105,10 +107,33 @@ def add_error_responses(result, generator, request, public):
     return result
 
 
+class TokenScheme(OpenApiAuthenticationExtension):
+    """The token scheme as clients use it: `Token <key>`, or `Bearer <key>`."""
+
+    target_class = "fruitcatalog.rest.authentication.TokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": (
+                "`Authorization: Token <key>` (or `Bearer <key>`), the key from "
+                "`POST /api/v1/auth/token`."
+            ),
+        }
+
+
 class SchemaView(SpectacularAPIView):
-    """The OpenAPI document (YAML, or JSON on request); its errors are JSON like the API's."""
+    """The OpenAPI document: YAML, or JSON with `?format=json` or `Accept: application/json`.
+
+    Its errors are JSON like the API's.
+    """
 
     def perform_content_negotiation(self, request, force=False):
         if request.method not in ("GET", "HEAD"):
             return JSONRenderer(), JSONRenderer.media_type
+        if request.query_params.get("format") == "json":  # the API turns `format` off elsewhere
+            return OpenApiJsonRenderer(), OpenApiJsonRenderer.media_type
         return super().perform_content_negotiation(request, force)

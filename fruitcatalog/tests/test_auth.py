@@ -98,6 +98,17 @@ def test_invalid_token_is_a_401(fruit_factory):
     assert client.post(FRUITS, {"name": "A", "type": "apple"}, format="json").status_code == 401
 
 
+def test_a_bearer_token_works_as_generated_clients_send_it(curator_client):
+    token = curator_client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert client.post(FRUITS, {"name": "A", "type": "apple"}, format="json").status_code == 201
+    client.credentials(HTTP_AUTHORIZATION="Bearer")
+    response = client.post(FRUITS, {"name": "B", "type": "apple"}, format="json")
+    assert response.status_code == 401
+    assert "Token <key>" in response.json()["detail"]
+
+
 def test_session_login_works_for_the_browsable_api(curator, fruit_factory):
     client = APIClient(enforce_csrf_checks=False)
     # django-axes watches every authenticate() call, which needs the request it comes from.

@@ -94,6 +94,12 @@ def test_every_operation_as_a_curator(case, curator):
     case.call_and_validate(headers={"Authorization": f"Token {token.key}"}, checks=CHECKS)
 
 
+def test_the_schema_is_yaml_or_json_on_request(anon_client):
+    assert anon_client.get("/api/v1/schema").content.startswith(b"openapi:")
+    for extra in ({"QUERY_STRING": "format=json"}, {"HTTP_ACCEPT": "application/json"}):
+        assert anon_client.get("/api/v1/schema", **extra).json()["openapi"].startswith("3.")
+
+
 def test_methods_the_schema_does_not_allow_answer_json_405(anon_client):
     response = anon_client.post("/api/v1/schema")
     assert response.status_code == 405

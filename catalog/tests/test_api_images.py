@@ -151,8 +151,18 @@ def test_other_request_content_types_are_415(curator_client, fruit_factory, cont
         "POST", images_url(fruit), make_object_png(), content_type=content_type
     )
     assert response.status_code == 415
-    assert "detail" in response.json()
+    detail = response.json()["detail"]
+    assert f'"{content_type}"' in detail
+    assert "multipart/form-data" in detail and "application/octet-stream" in detail
     assert not FruitImage.objects.exists()
+
+
+def test_a_body_without_a_content_type_is_a_415_that_says_what_the_route_takes(curator_client):
+    response = curator_client.generic("POST", "/api/v1/fruits", b"{}", content_type="")
+    assert response.status_code == 415
+    assert response.json()["detail"] == (
+        "Unsupported media type: a body without a Content-Type. This route takes application/json."
+    )
 
 
 def test_body_over_the_limit_is_413_and_exactly_the_limit_is_accepted(

@@ -123,18 +123,34 @@ def test_an_empty_result_says_what_was_searched(client, fruit_factory):
     assert "Nothing matches “banana&lt;b&gt;”" in text  # escaped
 
 
-def test_an_unknown_type_is_a_400_page_naming_the_problem(client):
-    response = client.get("/", {"type": "banana"})
+@pytest.mark.parametrize(
+    ("parameter", "value", "named"),
+    [
+        ("type", "banana", "type: Select a valid choice. banana is not one of"),
+        ("ordering", "colour", "ordering: Select a valid choice. colour is not one of"),
+        ("page", "x", "page: a page is a whole number from 1."),
+        ("page", "0", "page: a page is a whole number from 1."),
+    ],
+)
+def test_a_bad_parameter_is_a_400_page_naming_it(client, parameter, value, named):
+    response = client.get("/", {parameter: value})
 
     assert response.status_code == 400
-    assert "banana is not one of the available choices" in response.content.decode()
+    assert named in response.content.decode()
+
+
+def test_a_null_character_is_an_html_400_page_on_the_site_and_json_in_the_api(client):
+    page = client.get("/", {"search": "\x00"}, HTTP_ACCEPT="text/html,*/*;q=0.8")
+    assert (page.status_code, page["Content-Type"]) == (400, "text/html; charset=utf-8")
+    assert "Bad request" in page.content.decode()
+    api = client.get("/api/v1/fruits", {"search": "\x00"})
+    assert api.json() == {"detail": "Null characters are not allowed."}
 
 
 def test_a_page_beyond_the_last_is_a_404_page(client, fruit_factory):
     fruit_factory()
 
     assert client.get("/", {"page": "2"}).status_code == 404
-    assert client.get("/", {"page": "x"}).status_code == 404
 
 
 def test_only_the_first_cards_load_their_images_at_once(client, fruit_factory, add_image):

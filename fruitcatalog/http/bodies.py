@@ -16,7 +16,9 @@
 import io
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.wsgi import LimitedStream
+from django.views.defaults import bad_request
 from rest_framework.exceptions import ParseError
 
 from fruitcatalog.rest.exceptions import UploadTooLarge, error_response
@@ -36,6 +38,13 @@ def body_limit(view_func) -> int:
     return settings.FRUITCATALOG_MAX_BODY_BYTES
 
 
+def wants_a_page(request) -> bool:
+    """Whether an error should be an HTML page: a browser navigating outside the API."""
+    return not request.path_info.startswith("/api/") and "text/html" in request.headers.get(
+        "Accept", ""
+    )
+
+
 class RequestGuardMiddleware:
     """Refuse what no view should see: bodies over the route's cap, NUL bytes in parameters."""
 
@@ -50,6 +59,8 @@ class RequestGuardMiddleware:
             "\x00" in key or any("\x00" in value for value in values)
             for key, values in request.GET.lists()
         ):
+            if wants_a_page(request):  # a browser's navigation: Django's 400 page (400.html)
+                return bad_request(request, SuspiciousOperation("A null character in the query."))
             return error_response(ParseError("Null characters are not allowed."))
         meta = request.META
         limit = body_limit(view_func)

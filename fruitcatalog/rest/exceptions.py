@@ -125,7 +125,19 @@ def exception_handler(exc, context):
         exc = UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError(str(exc) or "Bad request.")
+    elif isinstance(exc, exceptions.UnsupportedMediaType) and context.get("view") is not None:
+        exc = unsupported_media_type(exc, context["view"])
     return drf_exception_handler(exc, context)
+
+
+def unsupported_media_type(exc, view) -> exceptions.UnsupportedMediaType:
+    """DRF's 415, saying which types the route takes (a body sent without one said nothing)."""
+    accepted = ", ".join(parser.media_type for parser in view.get_parsers())
+    sent = view.request.content_type if getattr(view, "request", None) is not None else ""
+    what = f'"{sent}"' if sent else "a body without a Content-Type"
+    return exceptions.UnsupportedMediaType(
+        sent, detail=f"Unsupported media type: {what}. This route takes {accepted}."
+    )
 
 
 def error_response(error: exceptions.APIException) -> JsonResponse:

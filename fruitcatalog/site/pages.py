@@ -18,6 +18,7 @@ from fruitcatalog.rest.pagination import PageNumberPagination, ScalablePaginator
 PAGE_SIZE = PageNumberPagination.page_size  # a grid page and an API page hold the same fruits
 PAGE_WINDOW = 2  # page links shown on each side of the current one
 NO_SUCH_PAGE = "There is no such page."
+BAD_PAGE = "page: a page is a whole number from 1."
 # Pages load their stylesheet, script and images from this origin only; should some text slip
 # through escaping, the browser still runs nothing from elsewhere and nothing inline.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -70,8 +71,15 @@ def render_list_page(request, template: str, filterset, context: dict, *, items:
     search form (`context`) so the visitor can change what they asked.
     """
     if not filterset.is_valid():
-        errors = [message for messages in filterset.errors.values() for message in messages]
+        errors = [
+            f"{name}: {message}"
+            for name, messages in filterset.errors.items()
+            for message in messages
+        ]
         return render_page(request, template, {**context, "errors": errors}, status=400)
+    number = request.GET.get("page") or "1"
+    if not (number.isascii() and number.isdigit() and len(number) <= 18 and int(number) >= 1):
+        return render_page(request, template, {**context, "errors": [BAD_PAGE]}, status=400)
     page = paginate(request, filterset.qs)
     if page is None:
         return render_page(request, template, {**context, "errors": [NO_SUCH_PAGE]}, 404)

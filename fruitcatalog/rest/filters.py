@@ -3,14 +3,25 @@
 import django_filters
 from django import forms
 from django.db.models import F
+from drf_spectacular.utils import extend_schema_field
 
 from fruitcatalog.db.ids import ID_MAX
 
 
 class IntegerFilter(django_filters.NumberFilter):
-    """A whole-number filter (django-filter's NumberFilter would accept decimals)."""
+    """A whole-number filter (django-filter's NumberFilter would accept decimals).
+
+    Its bounds (`min_value`, `max_value`) are in the OpenAPI schema too, so that clients know a
+    value outside them is a 400.
+    """
 
     field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        bounds = {"minimum": kwargs.get("min_value"), "maximum": kwargs.get("max_value")}
+        schema = {"type": "integer", **{key: value for key, value in bounds.items() if value}}
+        extend_schema_field(schema)(self)
 
 
 class IdFilter(IntegerFilter):

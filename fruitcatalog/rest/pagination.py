@@ -135,6 +135,21 @@ class PageNumberPagination(pagination.PageNumberPagination):
     max_page_size = 100
     django_paginator_class = ScalablePaginator
 
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"]["minimum"] = 1
+                parameter["description"] = "The page, from 1; past the last one: 404."
+            elif parameter["name"] == self.page_size_query_param:
+                # No bounds in the schema: any value is answered (capped, or the default).
+                parameter["description"] = (
+                    f"Items a page, {self.page_size} by default; above {self.max_page_size} "
+                    f"gives {self.max_page_size}, and a value that is not a whole number from 1 "
+                    f"gives the default."
+                )
+        return parameters
+
     def get_paginated_response_schema(self, schema):
         schema = super().get_paginated_response_schema(schema)
         schema["properties"]["count"]["description"] = (

@@ -94,6 +94,23 @@ def test_every_operation_as_a_curator(case, curator):
     case.call_and_validate(headers={"Authorization": f"Token {token.key}"}, checks=CHECKS)
 
 
+def test_integer_query_parameters_state_their_bounds(anon_client):
+    schema = anon_client.get("/api/v1/schema", QUERY_STRING="format=json").json()
+    parameters = {
+        parameter["name"]: parameter
+        for parameter in schema["paths"]["/api/v1/fruits"]["get"]["parameters"]
+    }
+    assert parameters["catalog_number"]["schema"]["minimum"] == 1
+    assert parameters["page"]["schema"]["minimum"] == 1
+    assert "100" in parameters["page_size"]["description"]
+    year = next(
+        parameter
+        for parameter in schema["paths"]["/api/v1/publications"]["get"]["parameters"]
+        if parameter["name"] == "year"
+    )
+    assert (year["schema"]["minimum"], year["schema"]["maximum"]) == (1400, 2100)
+
+
 def test_the_schema_is_yaml_or_json_on_request(anon_client):
     assert anon_client.get("/api/v1/schema").content.startswith(b"openapi:")
     for extra in ({"QUERY_STRING": "format=json"}, {"HTTP_ACCEPT": "application/json"}):

@@ -18,6 +18,7 @@ from fruitcatalog.blobs.serializers import (
     absolute_url,
 )
 from fruitcatalog.db.ids import ID_MAX
+from fruitcatalog.rest.fields import TextField, TextModelSerializer
 
 
 class BoundedListField(serializers.ListField):
@@ -48,7 +49,7 @@ class ImageInfoSerializer(ThumbnailedImageSerializer):
         model = FruitImage
 
 
-class FruitSerializer(serializers.ModelSerializer):
+class FruitSerializer(TextModelSerializer):
     """A fruit as listed: identity, names, type, card thumbnail and image count.
 
     Reads need `Fruit.objects.with_list_data().with_card_choice()`.
@@ -62,10 +63,10 @@ class FruitSerializer(serializers.ModelSerializer):
         validators=[UniqueValidator(queryset=Fruit.objects.all())],
         help_text="Unique. Omit it (or send null) on create to get the next free number.",
     )
-    name = serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True)
+    name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
     synonyms = BoundedListField(
         source="synonym_names",
-        child=serializers.CharField(max_length=TEXT_MAX, trim_whitespace=True),
+        child=TextField(max_length=TEXT_MAX, trim_whitespace=True),
         max_length=SYNONYMS_MAX,
         required=False,
         help_text="Other names, order kept; writing the field replaces the whole list.",

@@ -12,6 +12,7 @@ from fruitcatalog.blobs.serializers import (
     absolute_url,
 )
 from fruitcatalog.db.ids import ID_MAX
+from fruitcatalog.rest.fields import TextField, TextModelSerializer
 from publications.models import (
     TITLE_MAX,
     YEAR_MAX,
@@ -52,13 +53,13 @@ class PublicationFruitSerializer(serializers.ModelSerializer):
         return None if path is None else absolute_url(self, path)
 
 
-class PublicationSerializer(serializers.ModelSerializer):
+class PublicationSerializer(TextModelSerializer):
     """A publication with the fruits it describes.
 
     `authors` and `description` are `""` when empty; `null` is not accepted for them.
     """
 
-    title = serializers.CharField(max_length=TITLE_MAX, trim_whitespace=True)
+    title = TextField(max_length=TITLE_MAX, trim_whitespace=True)
     year = serializers.IntegerField(
         min_value=YEAR_MIN,
         max_value=YEAR_MAX,

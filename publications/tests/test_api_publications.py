@@ -388,3 +388,11 @@ def test_empty_ordering_terms_are_ignored(anon_client, publication_factory, orde
     publication_factory(title="a", year=2000)
     expected = ["a", "b"]
     assert titles(anon_client.get(PUBLICATIONS, {"ordering": ordering})) == expected
+
+
+@pytest.mark.parametrize("field", ["title", "authors", "description"])
+def test_text_fields_take_strings_not_numbers(curator_client, field):
+    body = {"title": "Pomologische Monatshefte", field: 0}
+    response = curator_client.post("/api/v1/publications", body, format="json")
+    assert response.status_code == 400
+    assert response.json() == {field: ["Not a valid string."]}

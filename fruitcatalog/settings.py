@@ -326,5 +326,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
     # django-axes logs every successful login at INFO; failures and lockouts are warnings.
     # pypdf warns about every repair it makes: a hostile file would flood the log.
-    "loggers": {"axes": {"level": "WARNING"}, "pypdf": {"level": "ERROR"}},
+    # Django's own loggers go to the root handler only: with DEBUG on, Django's default console
+    # handler printed every line a second time (`make run`).
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "axes": {"level": "WARNING"},
+        "pypdf": {"level": "ERROR"},
+    },
 }

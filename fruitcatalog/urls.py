@@ -4,12 +4,11 @@ from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from catalog.pages import catalog_grid
 from fruitcatalog.rest.exceptions import json_not_found
 from fruitcatalog.rest.health import RootHealthView
-from fruitcatalog.rest.schema import SchemaView
+from fruitcatalog.rest.schema import RedocView, SchemaView, SwaggerView
 from fruitcatalog.site.pages import unknown_path
 from publications.pages import fruit_page, publication_list, publication_page
 
@@ -27,11 +26,11 @@ urlpatterns = [
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
     re_path(r"^api/v1/schema/?$", SchemaView.as_view(), name="schema"),
     re_path(
-        r"^api/v1/docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"
+        r"^api/v1/docs/?$", SwaggerView.as_view(url_name="schema"), name="swagger-ui"
     ),
     re_path(
         r"^api/v1/redoc/?$",
-        SpectacularRedocView.as_view(url_name="schema", template_name="fruitcatalog/redoc.html"),
+        RedocView.as_view(url_name="schema", template_name="fruitcatalog/redoc.html"),
         name="redoc",
     ),
     path("api/v1/", include("fruitcatalog.api")),

@@ -5,7 +5,11 @@ Byte bodies are described next to the byte views, in `fruitcatalog.blobs.schema`
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 from rest_framework.renderers import JSONRenderer
 
 ERROR_SCHEMA = {
@@ -137,3 +141,31 @@ class SchemaView(SpectacularAPIView):
         if request.query_params.get("format") == "json":  # the API turns `format` off elsewhere
             return OpenApiJsonRenderer(), OpenApiJsonRenderer.media_type
         return super().perform_content_negotiation(request, force)
+
+
+# The API's documentation pages load only the service's own files (drf-spectacular's sidecar).
+# Their inline bootstrap scripts and styles and ReDoc's search worker (a blob) need the inline
+# and blob sources; nothing may come from another host, so a bundle that reaches for a CDN (ReDoc's
+# logo did) is blocked and shows in the browser's console.
+DOCS_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
+    "worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+class DocsPageMixin:
+    """A documentation page that may load nothing from another host (its CSP says so)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response.headers["Content-Security-Policy"] = DOCS_CONTENT_SECURITY_POLICY
+        return response
+
+
+class SwaggerView(DocsPageMixin, SpectacularSwaggerView):
+    """Swagger UI from the service's own static files."""
+
+
+class RedocView(DocsPageMixin, SpectacularRedocView):
+    """ReDoc from the service's own static files."""

@@ -44,3 +44,13 @@ def test_serving_starts_with_a_key_or_in_debug():
 def test_commands_that_sign_nothing_run_without_a_key():
     result = run("manage.py", "makemigrations", "--check", "--dry-run")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_log_line_is_printed_once_in_debug():
+    script = (
+        "import django; django.setup(); import logging; "
+        "logging.getLogger('django.request').warning('Not Found: /once')"
+    )
+    env = {"DJANGO_SETTINGS_MODULE": "fruitcatalog.settings", "DJANGO_DEBUG": "1"}
+    result = run("-c", script, **env)
+    assert result.stderr.count("Not Found: /once") == 1, result.stderr

@@ -181,3 +181,10 @@ def test_the_grid_runs_the_same_queries_for_any_number_of_fruits_and_reads_no_by
     with CaptureQueriesContext(connection):
         assert queries_for_grid() == few
     assert few <= 5
+
+
+def test_the_first_card_image_is_fetched_first(client, fruit_factory, add_image):
+    for index in range(3):
+        add_image(fruit_factory(name=f"Fruit {index}"))
+    html = client.get("/").content.decode()
+    assert html.count('fetchpriority="high"') == 1

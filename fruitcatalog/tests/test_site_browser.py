@@ -417,3 +417,34 @@ def test_the_grid_has_one_column_on_a_phone_and_four_to_six_on_a_desktop(
     assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"], (
         "the page scrolls sideways"
     )
+
+
+LONG_NAMES = [
+    "Vereinsdechantsbirne",
+    "Gräfin von Paris",
+    "Schöner aus Herrnhut",
+    "Doppelte Philippsbirne",
+    "Wintergoldparmäne",
+    "Minister von Hammerstein",
+]
+
+
+@pytest.mark.parametrize("width", [390, 768, 900, 1100, 1280, 1440])
+def test_long_names_wrap_inside_their_cards(page, live_server, fruit_factory, width):
+    for name in LONG_NAMES:
+        fruit_factory(name=name)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{live_server.url}/")
+
+    overflowing = page.eval_on_selector_all(
+        "#results li.card",
+        """cards => cards.flatMap(card => {
+            const name = card.querySelector('.card__name');
+            const box = card.getBoundingClientRect(), text = name.getBoundingClientRect();
+            const clipped = name.scrollWidth > name.clientWidth + 1;
+            return clipped || text.right > box.right + 0.5 ? [name.textContent.trim()] : [];
+        })""",
+    )
+    assert not overflowing, overflowing
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+

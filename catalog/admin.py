@@ -141,17 +141,8 @@ class FruitImageAdmin(
     """All fruit images: previews and metadata, uploads, and the thumbnail backfill action."""
 
     form = FruitImageAdminForm
-    list_display = [
-        "id",
-        "preview",
-        "fruit_link",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
-        "created_at",
-    ]
-    list_display_links = ["id", "preview"]
+    list_display = ["preview", "fruit_link", "file_summary", "thumbnail_status", "created_at"]
+    list_display_links = ["preview"]
     list_select_related = ["fruit"]
     list_filter = [ThumbnailListFilter, "content_type"]
     search_fields = ["fruit__name"]

@@ -349,17 +349,14 @@ class PublicationFruitImageAdmin(
 
     form = PublicationFruitImageForm
     list_display = [
-        "id",
         "preview",
         "publication",
         "fruit",
-        "content_type",
-        "file_size",
-        "dimensions",
+        "file_summary",
         "thumbnail_status",
         "created_at",
     ]
-    list_display_links = ["id", "preview"]
+    list_display_links = ["preview"]
     list_filter = [ThumbnailListFilter, "content_type"]
     search_fields = ["link__fruit__name"]
     search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."

@@ -97,3 +97,51 @@ def test_a_bad_upload_shows_a_form_error_in_the_browser(
 
     assert page.locator("#images-group .errorlist").count() == 1
     assert not FruitImage.objects.exists()
+
+
+@pytest.mark.parametrize("width", [1280, 1440])
+def test_every_admin_page_fits_a_laptop_with_the_sidebar_open(
+    page, live_server, admin_user, fruit_factory, width
+):
+    from fruitcatalog.testing.media import make_pdf_bytes
+    from publications.models import PublicationFruitImage
+    from publications.services import publication_fruit_set_description, publication_link_fruit
+    from publications.tests.factories import PublicationFactory
+
+    fruit = fruit_factory(name="Vereinsdechantsbirne", synonyms=["Doyenné du Comice", "Comice"])
+    for _ in range(2):
+        FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    publication = PublicationFactory(cover_data=make_object_png(size=(100, 140)))
+    link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+    publication_fruit_set_description(link=link, data=make_pdf_bytes())
+    PublicationFruitImage.objects.create(link=link, data=make_object_png())
+    log_in(page, live_server, admin_user)
+    page.set_viewport_size({"width": width, "height": 900})
+
+    paths = [
+        "/admin/",
+        "/admin/catalog/fruit/",
+        f"/admin/catalog/fruit/{fruit.pk}/change/",
+        "/admin/catalog/fruit/add/",
+        "/admin/catalog/fruitimage/",
+        "/admin/publications/publication/",
+        f"/admin/publications/publication/{publication.pk}/change/",
+        f"/admin/publications/publicationfruit/{link.pk}/change/",
+        "/admin/publications/publicationfruitimage/",
+    ]
+    too_wide = {}
+    for path in paths:
+        page.goto(f"{live_server.url}{path}")
+        if path != "/admin/":  # the index has no sidebar; every other page has it open
+            assert page.locator("#nav-sidebar").is_visible(), path
+        # The page, and a changelist's table in its own scrolling box, show every column.
+        scroll = page.evaluate(
+            """() => {
+                const results = document.querySelector('#changelist .results');
+                const inner = results ? results.scrollWidth - results.clientWidth : 0;
+                return document.documentElement.scrollWidth + Math.max(0, inner);
+            }"""
+        )
+        if scroll > width:
+            too_wide[path] = scroll
+    assert not too_wide, too_wide

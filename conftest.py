@@ -93,3 +93,25 @@ def staff_client(db):
     user = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
     user.groups.add(Group.objects.get(name=CURATORS_GROUP))
     return _client_for(user)
+
+
+@pytest.fixture
+def admin_page(monkeypatch):
+    """A Chromium page for the admin's browser tests (the system browser; nothing downloaded)."""
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    from django.db import connections
+
+    from fruitcatalog.testing.browser import CHROMIUM, CHROMIUM_ARGS
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+    # between browser steps are still plain synchronous code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(15_000)
+        yield page
+        browser.close()
+        # ORM calls made while Playwright's event loop runs get a connection of their own (the
+        # connection handler is context-local); close it, or the test database cannot be dropped.
+        connections.close_all()

@@ -154,3 +154,16 @@ def axe_violations(page, impacts=BLOCKING_IMPACTS) -> list[str]:
                 f" — {node.get('failureSummary', '').replace(chr(10), ' ')}"
             )
     return lines
+
+
+# pytest-django's `admin_user` logs in with this password.
+ADMIN_USER_PASSWORD = "password"  # noqa: S105
+
+
+def log_in_to_admin(page, live_server, user, password: str = ADMIN_USER_PASSWORD):
+    """Log `user` in through the admin login form."""
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")

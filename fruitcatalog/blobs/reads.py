@@ -38,10 +38,13 @@ class ByteRead:
         """200, 304 or HEAD of the bytes the path names; the API's JSON 404 when there are none."""
         rows = self.rows(kwargs)
         specs = [spec for spec in (self.spec, self.fallback) if spec is not None]
-        columns = ["pk", *(column for spec in specs for column in _metadata_columns(spec))]
+        columns = ["pk", *(column for spec in specs for column in spec.metadata_fields)]
         if request.method == "HEAD":
-            # LENGTH() reads the stored value's size from its header, not its bytes.
-            sizes = {f"_{spec.name}_length": Length(spec.data_field) for spec in specs}
+            # A group without a size column: LENGTH() reads the stored value's size from its
+            # header, not its bytes.
+            sizes = {
+                f"_{spec.name}_length": Length(spec.data_field) for spec in specs if not spec.sized
+            }
             rows = rows.annotate(**sizes)
             columns += sizes
         row = next(iter(rows.values(*columns).order_by()[:1]), None)
@@ -64,16 +67,6 @@ class ByteRead:
         if response is None:  # deleted or replaced since its metadata was read
             return json_not_found(request)
         return response
-
-
-def _metadata_columns(spec: StoredBytes) -> list[str]:
-    """What a byte response needs of a group: hash, and size and type where they are columns."""
-    columns = [spec.column("sha256")]
-    if spec.sized:
-        columns.append(spec.column("size"))
-    if spec.fixed_content_type is None:
-        columns.append(spec.column("content_type"))
-    return columns
 
 
 def read_bytes(model, spec: StoredBytes, pk: int, sha256: str) -> bytes | None:

@@ -20,7 +20,8 @@ class IntegerFilter(django_filters.NumberFilter):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         bounds = {"minimum": kwargs.get("min_value"), "maximum": kwargs.get("max_value")}
-        schema = {"type": "integer", **{key: value for key, value in bounds.items() if value}}
+        bounds = {key: value for key, value in bounds.items() if value is not None}
+        schema = {"type": "integer", **bounds}
         extend_schema_field(schema)(self)
 
 

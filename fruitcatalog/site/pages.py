@@ -8,7 +8,7 @@ and the catalog never imports publications).
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.paginator import EmptyPage, PageNotAnInteger
+from django.core.paginator import EmptyPage
 from django.http import HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.urls import Resolver404, resolve, reverse
@@ -55,12 +55,19 @@ def url_with(request, **changes) -> str:
     return f"?{encoded}" if encoded else request.path
 
 
-def paginate(request, queryset):
-    """The requested page of `queryset` (ids first, bounded count), or None when out of range."""
-    paginator = ScalablePaginator(queryset, PAGE_SIZE)
+def page_number(request) -> int | None:
+    """The `page` parameter as a whole number from 1 (1 when absent), or None when it is not."""
+    number = request.GET.get("page") or "1"
+    if number.isascii() and number.isdigit() and len(number) <= 18 and int(number) >= 1:
+        return int(number)
+    return None
+
+
+def paginate(queryset, number: int):
+    """Page `number` of `queryset` (ids first, bounded count), or None past the last page."""
     try:
-        return paginator.page(request.GET.get("page") or 1)
-    except (EmptyPage, PageNotAnInteger):
+        return ScalablePaginator(queryset, PAGE_SIZE).page(number)
+    except EmptyPage:
         return None
 
 
@@ -77,10 +84,10 @@ def render_list_page(request, template: str, filterset, context: dict, *, items:
             for message in messages
         ]
         return render_page(request, template, {**context, "errors": errors}, status=400)
-    number = request.GET.get("page") or "1"
-    if not (number.isascii() and number.isdigit() and len(number) <= 18 and int(number) >= 1):
+    number = page_number(request)
+    if number is None:
         return render_page(request, template, {**context, "errors": [BAD_PAGE]}, status=400)
-    page = paginate(request, filterset.qs)
+    page = paginate(filterset.qs, number)
     if page is None:
         return render_page(request, template, {**context, "errors": [NO_SUCH_PAGE]}, 404)
     previous_url = (

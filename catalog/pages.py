@@ -28,11 +28,14 @@ def catalog_grid(request):
 
 
 def type_chips(request) -> list[dict]:
-    """One chip per fruit type: its label, whether it is on, the URL that toggles it."""
+    """A chip per type some fruit has (or the visitor selected): label, state, toggling URL."""
     selected = request.GET.getlist("type")
+    in_use = Fruit.objects.types_in_use()
     chips = []
     for value, label in FruitType.choices:
         is_on = value in selected
+        if not (is_on or value in in_use):
+            continue
         toggled = [t for t in selected if t != value] if is_on else [*selected, value]
         chips.append(
             {

@@ -64,6 +64,14 @@ urlpatterns = [
         "publication-cover",
     ),
     route(
+        rf"publications/(?P<id>{ID})/cover/thumbnail",
+        byte_view(
+            publication_views.PublicationCoverViewSet.thumbnail_read,
+            publication_views.PublicationCoverViewSet.as_view({"get": "thumbnail"}),
+        ),
+        "publication-cover-thumbnail",
+    ),
+    route(
         rf"publications/(?P<id>{ID})/fruits",
         publication_views.PublicationFruitViewSet.as_view({"get": "list"}),
         "publication-fruit-list",

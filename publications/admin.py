@@ -24,6 +24,7 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
+from fruitcatalog.blobs.models import blob_fields
 from fruitcatalog.db.search import search_query
 from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
@@ -61,7 +62,7 @@ def links_without_blobs():
     return (
         PublicationFruit.objects.without_blobs()
         .select_related("publication", "fruit")
-        .defer("publication__cover_data", "fruit__search_text")
+        .defer(*blob_fields(Publication, via="publication"), "fruit__search_text")
     )
 
 
@@ -218,20 +219,20 @@ class PublicationAdmin(
 
     @admin.display(description="Cover")
     def cover(self, publication):
-        """The cover from the cover endpoint, scaled down by the browser."""
+        """The cover's thumbnail."""
         if not publication.has_cover:
             return no_thumbnail()
-        return thumbnail_img(publication.get_cover_url())
+        return thumbnail_img(publication.get_cover_thumbnail_url())
 
     @admin.display(description="Cover")
     def cover_preview(self, publication):
-        """The stored cover, scaled down by the browser."""
+        """The stored cover's thumbnail, opening the cover itself."""
         if not publication.pk or not publication.has_cover:
             return "-"
         return format_html(
             '<a href="{}" target="_blank" rel="noopener">{}</a>',
             publication.get_cover_url(),
-            thumbnail_img(publication.get_cover_url(), PREVIEW_SIDE),
+            thumbnail_img(publication.get_cover_thumbnail_url(), PREVIEW_SIDE),
         )
 
     @admin.display(description="Cover size")
@@ -373,7 +374,7 @@ class PublicationFruitImageAdmin(
             .select_related("link__publication", "link__fruit")
             .defer(
                 "link__description_data",
-                "link__publication__cover_data",
+                *blob_fields(Publication, via="link__publication"),
                 "link__publication__search_text",
                 "link__publication__description",
                 "link__fruit__search_text",

@@ -1,5 +1,6 @@
 """Publications, the fruits they describe (with a PDF each) and their images of those fruits."""
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
@@ -7,9 +8,11 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from catalog.models import Fruit
-from fruitcatalog.blobs.content_types import PDF
+from fruitcatalog.blobs import imaging
+from fruitcatalog.blobs.content_types import JPEG, PDF
 from fruitcatalog.blobs.models import (
     BlobQuerySet,
+    ImageSource,
     StoredBytes,
     StoredBytesModel,
     ThumbnailedImage,
@@ -36,6 +39,12 @@ class PublicationQuerySet(SearchQuerySetMixin, BlobQuerySet):
         """The default order: newest year first (unknown years last), then title, then id."""
         return self.order_by(F("year").desc(nulls_last=True), "title", "pk")
 
+    def missing_thumbnail(self):
+        """Publications with a cover but no cover thumbnail (rows from before thumbnails)."""
+        return self.exclude(cover_sha256="").filter(
+            Q(cover_thumbnail_data__isnull=True) | Q(cover_thumbnail_sha256="")
+        )
+
 
 class Publication(StoredBytesModel):
     """A book or article describing fruits of the catalog."""
@@ -56,6 +65,13 @@ class Publication(StoredBytesModel):
     # The cover's size as displayed, for `<img width height>`; 0 without a cover.
     cover_width = models.PositiveIntegerField(default=0, editable=False)
     cover_height = models.PositiveIntegerField(default=0, editable=False)
+    # The cover's JPEG thumbnail, cropped to its content like every image's: what pages show.
+    cover_thumbnail_data = models.BinaryField(null=True, blank=True, editable=False)
+    cover_thumbnail_sha256 = models.CharField(
+        max_length=64, blank=True, default="", editable=False
+    )
+    cover_thumbnail_width = models.PositiveIntegerField(default=0, editable=False)
+    cover_thumbnail_height = models.PositiveIntegerField(default=0, editable=False)
     # Folded title and authors in one column: search is one `LIKE` that ignores case and accents
     # the same way on SQLite and PostgreSQL (neither database folds accents by itself).
     search_text = models.TextField(blank=True, default="", editable=False)
@@ -63,6 +79,10 @@ class Publication(StoredBytesModel):
     updated_at = models.DateTimeField(auto_now=True)
 
     cover = StoredBytes("cover", measured=True)
+    cover_thumbnail = StoredBytes(
+        "cover_thumbnail", content_type=JPEG, sized=False, derived=True, measured=True
+    )
+    backfill_key = "publication_covers"  # the thumbnail backfill reports covers under this key
 
     objects = PublicationQuerySet.as_manager()
 
@@ -105,6 +125,67 @@ class Publication(StoredBytesModel):
         if not self.has_cover:
             return None
         return versioned(reverse("publication-cover", kwargs={"id": self.pk}), self.cover_sha256)
+
+    def get_cover_thumbnail_url(self) -> str | None:
+        """Path of the cover's thumbnail endpoint, versioned by what it serves; None without."""
+        if not self.has_cover:
+            return None
+        path = reverse("publication-cover-thumbnail", kwargs={"id": self.pk})
+        return versioned(path, self.cover_thumbnail_sha256 or self.cover_sha256)
+
+    @property
+    def cover_thumbnail_source(self) -> ImageSource | None:
+        """What an `<img>` of the cover's thumbnail needs (the cover's while it has none)."""
+        if not self.has_cover:
+            return None
+        if self.cover_thumbnail_sha256 and self.cover_thumbnail_width:
+            size = self.cover_thumbnail_width, self.cover_thumbnail_height
+        else:
+            size = self.cover_width, self.cover_height
+        return ImageSource(self.get_cover_thumbnail_url(), *size)
+
+    def set_cover(self, data: bytes | None) -> None:
+        """Take a cover that passed `validate_image_bytes` (or none) with its thumbnail."""
+        self.cover.set(data)
+        self.refresh_thumbnail()
+
+    def refresh_thumbnail(self) -> None:
+        """Make the cover's thumbnail from the cover; none when the cover cannot be decoded."""
+        data = self.cover_data
+        thumbnail = None
+        if data:
+            try:
+                _, thumbnail = imaging.inspect_and_thumbnail_sized(
+                    bytes(data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+                )
+            except imaging.ImageError:
+                thumbnail = None
+        if thumbnail is None:
+            self.cover_thumbnail.set(None)
+        else:
+            self.cover_thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
+
+    @classmethod
+    def store_missing_thumbnail(cls, pk: int) -> bool:
+        """The backfill of one cover: its thumbnail made and stored; False when undecodable."""
+        publication = cls.objects.only("pk", "cover_data").get(pk=pk)
+        publication.refresh_thumbnail()
+        if not publication.cover_thumbnail.exists:
+            return False
+        fields = ["cover_thumbnail_data", *cls.cover_thumbnail.metadata_fields]
+        cls.objects.filter(pk=pk).update(**{name: getattr(publication, name) for name in fields})
+        return True
+
+    def bytes_changed(self, value):
+        super().bytes_changed(value)
+        if value.spec is Publication.cover:
+            self.refresh_thumbnail()
+
+    def fields_derived_from(self, spec):
+        fields = super().fields_derived_from(spec)
+        if spec is Publication.cover:
+            fields = [*fields, "cover_thumbnail_data", *Publication.cover_thumbnail.metadata_fields]
+        return fields
 
 
 class PublicationFruitQuerySet(BlobQuerySet):

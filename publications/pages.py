@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
+from fruitcatalog.blobs.models import blob_fields
 from fruitcatalog.db.ids import ID_MAX
 from fruitcatalog.site.pages import not_found, render_list_page, render_page
 from publications.filters import PublicationFilter
@@ -26,7 +27,7 @@ def fruit_page(request, pk: int):
         PublicationFruit.objects.without_blobs()
         .filter(fruit=fruit)
         .select_related("publication")
-        .defer("publication__cover_data", "publication__search_text")
+        .defer(*blob_fields(Publication, via="publication"), "publication__search_text")
         .prefetch_related(
             Prefetch(
                 "images", queryset=PublicationFruitImage.objects.without_blobs().order_by("pk")

@@ -71,6 +71,12 @@ class PublicationSerializer(TextModelSerializer):
     cover_url = serializers.SerializerMethodField(
         help_text=f"The cover image, null without one. {VERSIONED}"
     )
+    cover_thumbnail_url = serializers.SerializerMethodField(
+        help_text=(
+            "The cover's JPEG thumbnail (at most 300 px a side; the cover itself while it has "
+            f"none), null without a cover. {VERSIONED}"
+        )
+    )
     fruits = PublicationFruitSerializer(source="links", many=True, read_only=True)
 
     class Meta:
@@ -85,6 +91,7 @@ class PublicationSerializer(TextModelSerializer):
             "cover_url",
             "cover_width",
             "cover_height",
+            "cover_thumbnail_url",
             "fruits",
             "created_at",
             "updated_at",
@@ -104,6 +111,11 @@ class PublicationSerializer(TextModelSerializer):
     @extend_schema_field(NULLABLE_URL)
     def get_cover_url(self, publication) -> str | None:
         path = publication.get_cover_url()
+        return None if path is None else absolute_url(self, path)
+
+    @extend_schema_field(NULLABLE_URL)
+    def get_cover_thumbnail_url(self, publication) -> str | None:
+        path = publication.get_cover_thumbnail_url()
         return None if path is None else absolute_url(self, path)
 
 

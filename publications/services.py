@@ -59,7 +59,7 @@ def publication_set_cover(*, publication: Publication, data: bytes | None) -> No
     Raises `Publication.DoesNotExist` when the publication was deleted meanwhile.
     """
     lock_row(Publication, publication.pk)
-    publication.cover.set(data)
+    publication.set_cover(data)
     publication.save(update_fields=["cover_data", "updated_at"])
 
 

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
@@ -157,6 +158,14 @@ class StoredFileViewSet(
         description="404 when there is no cover.",
         responses={204: None},
     ),
+    thumbnail=byte_read_schema(
+        summary="Get the cover's JPEG thumbnail (the cover when it has none)",
+        description=(
+            "`image/jpeg`, cropped to the cover's content and at most 300 px a side; a cover "
+            "stored without a thumbnail serves its own bytes and type. 404 when there is no "
+            "cover. Its version is that of the bytes served."
+        ),
+    ),
 )
 @extend_schema(parameters=[PUBLICATION_ID])
 class PublicationCoverViewSet(StoredFileViewSet):
@@ -170,9 +179,17 @@ class PublicationCoverViewSet(StoredFileViewSet):
         spec=Publication.cover,
         stem=lambda kwargs: f"publication-{kwargs['id']}-cover",
     )
+    thumbnail_read = dataclasses.replace(
+        byte_read, spec=Publication.cover_thumbnail, fallback=Publication.cover
+    )
 
     def get_object(self):
         return self.get_publication()
+
+    # An action, so that `extend_schema_view` documents it (the route is explicit).
+    @action(detail=True, methods=["get"])
+    def thumbnail(self, request, *args, **kwargs):
+        return self.thumbnail_read(request, **kwargs)
 
     def validate_upload(self, data):
         validate_image_bytes(data)

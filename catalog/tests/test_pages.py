@@ -188,3 +188,20 @@ def test_the_first_card_image_is_fetched_first(client, fruit_factory, add_image)
         add_image(fruit_factory(name=f"Fruit {index}"))
     html = client.get("/").content.decode()
     assert html.count('fetchpriority="high"') == 1
+
+
+def test_chips_offer_only_the_types_some_fruit_has_and_those_selected(client, fruit_factory):
+    fruit_factory(name="Apple A", type=FruitType.APPLE)
+    fruit_factory(name="Pear P", type=FruitType.PEAR)
+
+    def chip_labels(**query) -> list[str]:
+        text = client.get("/", query).content.decode()
+        return re.findall(r'class="chip[^"]*" href="[^"]*"[^>]*>([A-Za-z]+)', text)
+
+    assert chip_labels() == ["Apple", "Pear"]
+    # A type chosen in the URL stays offered, so the visitor can turn it off again.
+    assert chip_labels(type="nut") == ["Apple", "Pear", "Nut"]
+
+
+def test_an_empty_catalog_offers_no_chips(client):
+    assert 'class="chip' not in client.get("/").content.decode()

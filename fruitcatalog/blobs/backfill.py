@@ -7,9 +7,6 @@ from time import monotonic
 from django.apps import apps
 from django.db import connection, transaction
 
-from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.models import ThumbnailedImage
-
 DEFAULT_BATCH_SIZE = 50
 
 ProgressCallback = Callable[[str, int], None]
@@ -28,9 +25,14 @@ class BackfillResult:
         return {"generated": self.generated, "failed": self.failed, "failed_ids": self.failed_ids}
 
 
-def thumbnailed_models() -> list[type[ThumbnailedImage]]:
-    """Every concrete model built on the thumbnailed-image base, in every installed app."""
-    return [model for model in apps.get_models() if issubclass(model, ThumbnailedImage)]
+def thumbnailed_models() -> list:
+    """Every model with thumbnails to backfill, in every installed app.
+
+    Such a model names its `backfill_key`, offers `objects.missing_thumbnail()` and a
+    `store_missing_thumbnail(pk)` that makes and stores one row's thumbnail (False when its
+    bytes cannot be decoded): the thumbnailed images, and publications for their covers.
+    """
+    return [model for model in apps.get_models() if getattr(model, "backfill_key", None)]
 
 
 def pending_count(model) -> int:
@@ -48,23 +50,6 @@ def _lock_batch(model, after_pk: int, size: int) -> list[int]:
     if connection.features.has_select_for_update_skip_locked:
         queryset = queryset.select_for_update(skip_locked=True, of=("self",))
     return list(queryset.values_list("pk", flat=True)[:size])
-
-
-def _generate(model, pk: int) -> bool:
-    """Make and store the thumbnail of one image; False when its bytes cannot be decoded."""
-    image = model.objects.defer("thumbnail_data").get(pk=pk)
-    fields = ["thumbnail_data", *model.thumbnail.metadata_fields]
-    try:
-        if not image.sha256 or not image.content_type or not image.width:
-            image.refresh()
-            fields += ["content_type", "size", "width", "height", "sha256"]
-        else:
-            image.refresh_thumbnail()
-    except imaging.ImageError:
-        return False
-    # `update()` rather than `save()`: the save hook would hash the bytes again for nothing.
-    model.objects.filter(pk=pk).update(**{name: getattr(image, name) for name in fields})
-    return True
 
 
 def remaining_count(model, result: BackfillResult) -> int:
@@ -110,7 +95,7 @@ def backfill_model(
                 if _out_of_time(deadline):
                     break
                 after_pk = pk
-                if _generate(model, pk):
+                if model.store_missing_thumbnail(pk):
                     result.generated += 1
                 else:
                     result.failed += 1

@@ -19,9 +19,10 @@ from fruitcatalog.blobs.responses import versioned
 from fruitcatalog.db.locks import lock_row
 
 
-def blob_fields(model) -> list[str]:
-    """Names of the model's byte columns."""
-    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.BinaryField)]
+def blob_fields(model, via: str = "") -> list[str]:
+    """Names of the model's byte columns; `via` a relation's path: their lookups through it."""
+    names = [f.name for f in model._meta.concrete_fields if isinstance(f, models.BinaryField)]
+    return [f"{via}__{name}" for name in names] if via else names
 
 
 class StoredBytes:
@@ -365,6 +366,23 @@ class ThumbnailedImage(StoredBytesModel):
 
     def _set_thumbnail(self, thumbnail: imaging.Thumbnail) -> None:
         self.thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
+
+    @classmethod
+    def store_missing_thumbnail(cls, pk: int) -> bool:
+        """The backfill of one image: its thumbnail made and stored; False when undecodable."""
+        image = cls.objects.defer("thumbnail_data").get(pk=pk)
+        fields = ["thumbnail_data", *cls.thumbnail.metadata_fields]
+        try:
+            if not image.sha256 or not image.content_type or not image.width:
+                image.refresh()
+                fields += ["content_type", "size", "width", "height", "sha256"]
+            else:
+                image.refresh_thumbnail()
+        except imaging.ImageError:
+            return False
+        # `update()` rather than `save()`: the save hook would hash the bytes again for nothing.
+        cls.objects.filter(pk=pk).update(**{name: getattr(image, name) for name in fields})
+        return True
 
     def refresh_thumbnail(self):
         """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""

@@ -160,12 +160,13 @@ class BackfillResultSerializer(serializers.Serializer):
 
 
 class BackfillReportSerializer(serializers.Serializer):
-    """The backfill's result per kind of image."""
+    """The backfill's result per kind of image (publications' covers among them)."""
 
     # The keys are the models' `backfill_key`s. One instance per key: a shared field instance
     # would be bound to the last name only.
     fruit_images = BackfillResultSerializer()
     publication_fruit_images = BackfillResultSerializer()
+    publication_covers = BackfillResultSerializer()
     remaining = serializers.IntegerField(
         help_text=(
             "Images still without a thumbnail, not counting those this call found undecodable: "
@@ -193,7 +194,7 @@ class BackfillThumbnailsView(APIView):
             "server's request timeout), then answers with what it did and how many images still "
             "lack a thumbnail (`remaining`): call again until `remaining` is 0. "
             "`manage.py backfill_thumbnails` runs to the end in one go. Needs a staff user "
-            "holding `change_` on both image models, as the admin's action does."
+            "holding `change_` on both image models and on publications (for their covers)."
         ),
         request=None,
         responses={200: BackfillReportSerializer},

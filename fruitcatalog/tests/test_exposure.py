@@ -293,10 +293,13 @@ def test_the_backfill_endpoint_needs_the_admin_actions_permissions():
     path = "/api/v1/admin/backfill-thumbnails"
     bare_staff = token_client(user_with(username="bare", is_staff=True))
     assert bare_staff.post(path).status_code == 403
+    images_only = ["change_fruitimage", "change_publicationfruitimage"]
+    # Covers are backfilled too, so the endpoint also needs `change_publication`.
+    assert token_client(user_with(*images_only, username="images", is_staff=True)).post(
+        path
+    ).status_code == 403
     allowed = token_client(
-        user_with(
-            "change_fruitimage", "change_publicationfruitimage", username="ops", is_staff=True
-        )
+        user_with(*images_only, "change_publication", username="ops", is_staff=True)
     )
     assert allowed.post(path).status_code == 200
 

@@ -134,6 +134,11 @@ def test_schema_documents_what_the_api_answers(anon_client):
     token = schema["paths"]["/api/v1/auth/token"]["post"]
     assert "401" not in token["responses"] and "403" not in token["responses"]
     report = schema["components"]["schemas"]["BackfillReport"]
-    assert set(report["required"]) == {"fruit_images", "publication_fruit_images", "remaining"}
+    assert set(report["required"]) == {
+        "fruit_images",
+        "publication_fruit_images",
+        "publication_covers",
+        "remaining",
+    }
     created = schema["paths"]["/api/v1/fruits"]["post"]["responses"]["201"]
     assert created["content"]["application/json"]["schema"]["$ref"].endswith("/FruitDetail")

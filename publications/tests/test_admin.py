@@ -102,8 +102,10 @@ def test_publication_list_shows_cover_title_authors_year_and_linked_fruit_count(
     response = admin_client.get(PUBLICATION_CHANGELIST)
 
     assert response.status_code == 200
+    # The cover's thumbnail, not the cover: a changelist never loads full-size covers.
     cover = re.escape(
-        f"/api/v1/publications/{publication.pk}/cover?v={publication.cover_sha256[:16]}"
+        f"/api/v1/publications/{publication.pk}/cover/thumbnail"
+        f"?v={publication.cover_thumbnail_sha256[:16]}"
     )
     assert re.search(rf'<img src="{cover}"[^>]*loading="lazy"', response.text)
     assert "base64" not in response.text
@@ -202,16 +204,18 @@ def test_the_cover_can_be_removed(admin_client, publication_factory):
 
 def test_a_replaced_cover_shows_under_a_new_url_at_once(admin_client, publication_factory):
     publication = publication_factory(title="Pomona", cover_data=make_object_png())
-    before = publication.get_cover_url()
+    before = publication.get_cover_thumbnail_url()
 
     response = admin_client.post(
         publication_url(publication),
-        publication_form_data(title="Pomona", cover=png_upload(make_object_png(size=(80, 60)))),
+        publication_form_data(
+            title="Pomona", cover=png_upload(make_object_png(size=(80, 60), color=(0, 0, 200)))
+        ),
     )
 
     assert response.status_code == 302, form_errors(response)
     publication.refresh_from_db()
-    after = publication.get_cover_url()
+    after = publication.get_cover_thumbnail_url()
     assert after != before and "?v=" in after
     assert (publication.cover_width, publication.cover_height) == (80, 60)
     for page in (PUBLICATION_CHANGELIST, publication_url(publication)):
@@ -315,7 +319,8 @@ def test_change_page_shows_links_with_pdf_and_previews_without_reading_bytes(
         response = admin_client.get(publication_url(publication))
 
     assert response.status_code == 200
-    assert f'src="{publication.get_cover_url()}"' in response.text
+    assert f'src="{publication.get_cover_thumbnail_url()}"' in response.text
+    assert f'href="{publication.get_cover_url()}"' in response.text
     assert f'href="{link.get_description_url()}"' in response.text
     assert f'src="{image.get_thumbnail_url()}"' in response.text
     assert f'href="{link_url(link)}"' in response.text  # where its images are managed

@@ -5,11 +5,14 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from PIL import Image
 from pypdf import PdfWriter
 
 from fruitcatalog.testing.media import (
     lossless_webp,
     make_image_bytes,
+    make_object_png,
     make_pdf_bytes,
     solid_png,
 )
@@ -82,6 +85,46 @@ def test_cover_upload_as_multipart_answers_the_publication_and_serves_the_same_b
         "image/png",
         f"publication-{publication.pk}-cover.png",
     )
+
+
+def test_a_cover_gets_a_jpeg_thumbnail_cropped_to_its_content(
+    curator_client, anon_client, publication
+):
+    cover = make_object_png(size=(1200, 1600), box=(100, 600, 1099, 999))
+    body = put_raw(curator_client, cover_path(publication), cover, "image/png").json()
+
+    publication.refresh_from_db()
+    thumbnail_path = f"{cover_path(publication)}/thumbnail"
+    expected_version = publication.cover_thumbnail_sha256[:16]
+    assert body["cover_thumbnail_url"] == f"http://testserver{thumbnail_path}?v={expected_version}"
+    response = anon_client.get(body["cover_thumbnail_url"])
+    assert response.status_code == 200 and response["Content-Type"] == "image/jpeg"
+    assert response["Cache-Control"] == "public, max-age=31536000, immutable"
+    with Image.open(io.BytesIO(response.content)) as image:
+        # The content (1000 x 400 plus padding) in 300 px, not the whole page (225 x 300).
+        assert image.format == "JPEG" and image.width == 300 and image.height < 130
+        size = image.size
+    assert (publication.cover_thumbnail_width, publication.cover_thumbnail_height) == size
+    # Removing the cover removes its thumbnail.
+    assert curator_client.delete(cover_path(publication)).status_code == 204
+    assert anon_client.get(thumbnail_path).status_code == 404
+    assert anon_client.get(f"/api/v1/publications/{publication.pk}").json()[
+        "cover_thumbnail_url"
+    ] is None
+
+
+def test_a_cover_stored_without_a_thumbnail_serves_the_cover_on_its_thumbnail_path(
+    anon_client, publication, png_bytes
+):
+    publication.set_cover(png_bytes)
+    publication.save()
+    Publication.objects.filter(pk=publication.pk).update(
+        cover_thumbnail_data=None, cover_thumbnail_sha256="", cover_thumbnail_width=0
+    )
+    body = anon_client.get(f"/api/v1/publications/{publication.pk}").json()
+    assert body["cover_thumbnail_url"].endswith(f"/cover/thumbnail?v={version(png_bytes)}")
+    response = anon_client.get(body["cover_thumbnail_url"])
+    assert response.content == png_bytes and response["Content-Type"] == "image/png"
 
 
 @pytest.mark.parametrize("content_type", ["image/jpeg", "image/png", "application/octet-stream"])
@@ -399,3 +442,25 @@ def test_a_pdf_that_needs_a_password_is_a_400_saying_so(curator_client, publicat
     assert response.status_code == 400
     assert response.json() == {"file": ["The PDF is password-protected."]}
     assert not PublicationFruit.objects.get().has_description
+
+
+def test_covers_stored_before_cover_thumbnails_get_theirs(publication_factory):
+    publication = publication_factory(cover_data=make_object_png())
+    Publication.objects.filter(pk=publication.pk).update(
+        cover_thumbnail_data=None, cover_thumbnail_sha256="", cover_thumbnail_width=0
+    )
+    publication_factory(title="No cover")
+
+    out = run_backfill()
+
+    assert "publication_covers: 1 generated, 0 failed" in out
+    publication.refresh_from_db()
+    assert publication.cover_thumbnail.exists and bytes(publication.cover_thumbnail_data)
+    assert (publication.cover_thumbnail_width, publication.cover_thumbnail_height) == (40, 40)
+    assert "nothing to do" in run_backfill()
+
+
+def run_backfill() -> str:
+    out = io.StringIO()
+    call_command("backfill_thumbnails", stdout=out, stderr=io.StringIO())
+    return out.getvalue()

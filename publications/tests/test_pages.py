@@ -45,7 +45,11 @@ def test_a_fruit_page_shows_its_images_synonyms_and_the_publications_describing_
     assert 'alt="Photo 1 of Cox Orange"' in text
     # The publication: its page, cover, the PDF of this fruit and its image of it.
     assert f'href="/publications/{publication.pk}/"' in text
-    assert html.escape(publication.get_cover_url()) in text
+    # The cover as its thumbnail, sized as stored: a 95 px slot never loads the full cover.
+    cover = publication.cover_thumbnail_source
+    assert "/cover/thumbnail?v=" in cover.url and publication.cover_thumbnail.exists
+    assert f'src="{html.escape(cover.url)}" width="{cover.width}" height="{cover.height}"' in text
+    assert html.escape(publication.get_cover_url()) not in text
     assert f'href="{html.escape(link.get_description_url())}"' in text
     assert html.escape(plate.get_thumbnail_url()) in text
     assert "Müller, 1905" in text
@@ -127,7 +131,7 @@ def test_the_publications_page_lists_covers_authors_years_and_fruit_counts(
     text = text_of(response)
     assert text.index("New pomology") < text.index("Old pomology")  # newest first
     assert "Describes 2 fruits" in text and "Describes 0 fruits" in text
-    assert html.escape(new.get_cover_url()) in text
+    assert f'src="{html.escape(new.get_cover_thumbnail_url())}"' in text
     assert "Diel, 1799" in text
     assert card_titles(client.get("/publications/", {"search": "OLD"})) == ["Old pomology"]
 

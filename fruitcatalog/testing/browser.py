@@ -24,32 +24,37 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 AXE_SCRIPT = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE_CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}  # a current mid-size phone in CSS pixels
 BLOCKING_IMPACTS = ("serious", "critical")  # axe impacts that fail a test; the others are reported
 
 
-def missing_tools(*, axe: bool = False) -> str:
-    """Why the browser tests (`axe`: the accessibility tests) cannot run here, or "" if they can."""
+def missing_tools(*, axe: bool = False, lighthouse: bool = False) -> str:
+    """Why the browser tests (`axe`: the accessibility tests; `lighthouse`: the audits) cannot
+    run here, or "" if they can."""
     if not Path(CHROMIUM).exists():
         return "Chromium is not installed (apt-get install chromium)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "Playwright is not installed (pip install -r requirements-dev.txt)"
-    if axe and not AXE_SCRIPT.exists():
-        return (
-            f"{AXE_SCRIPT.relative_to(ROOT)} is missing: `make test` runs `npm ci` when npm "
-            "is installed"
-        )
+    for wanted, path in ((axe, AXE_SCRIPT), (lighthouse, LIGHTHOUSE)):
+        if wanted and not path.exists():
+            return (
+                f"{path.relative_to(ROOT)} is missing: `make test` runs `npm ci` when npm "
+                "is installed"
+            )
     return ""
 
 
-def require_tools(*, axe: bool = False) -> None:
-    """Skip when Chromium, Playwright (or axe-core) is missing; in CI (`CI` set), fail instead."""
+def require_tools(*, axe: bool = False, lighthouse: bool = False) -> None:
+    """Skip when Chromium, Playwright (or axe-core, Lighthouse) is missing; in CI (`CI` set),
+    fail instead."""
     import pytest
 
-    reason = missing_tools(axe=axe)
+    reason = missing_tools(axe=axe, lighthouse=lighthouse)
     if reason and os.environ.get("CI"):
         pytest.fail(f"CI must run the browser tests: {reason}", pytrace=False)
     if reason:
@@ -167,3 +172,42 @@ def log_in_to_admin(page, live_server, user, password: str = ADMIN_USER_PASSWORD
     page.fill("#id_password", password)
     page.click("input[type=submit]")
     page.wait_for_selector("#site-name")
+
+
+def lighthouse_scores(url: str, attempts: int = 2) -> dict[str, float]:
+    """Lighthouse's four category scores (0 to 1) for `url`, run on the system Chromium.
+
+    Lighthouse's default: a mid-range phone on a throttled network. A run that ends without
+    scores (Chromium failing to start, a trace Lighthouse cannot read) is tried once more.
+    """
+    import json
+    import subprocess
+    import tempfile
+
+    flags = " ".join(arg for arg in CHROMIUM_ARGS if arg != "--headless")
+    problem = ""
+    for _ in range(attempts):
+        with tempfile.NamedTemporaryFile(suffix=".json") as report:
+            run = subprocess.run(
+                [
+                    str(LIGHTHOUSE),
+                    url,
+                    "--quiet",
+                    f"--chrome-flags=--headless=new {flags}",
+                    "--output=json",
+                    f"--output-path={report.name}",
+                    f"--only-categories={','.join(LIGHTHOUSE_CATEGORIES)}",
+                ],
+                env={**os.environ, "CHROME_PATH": CHROMIUM},
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            result = json.loads(Path(report.name).read_text() or "{}")
+        scores = {
+            name: category["score"] for name, category in result.get("categories", {}).items()
+        }
+        if len(scores) == len(LIGHTHOUSE_CATEGORIES) and None not in scores.values():
+            return scores
+        problem = result.get("runtimeError") or run.stderr[-2000:] or scores
+    raise AssertionError(f"Lighthouse gave no scores for {url}: {problem}")

@@ -24,6 +24,7 @@ from fruitcatalog.testing.browser import (
     axe_violations,
     image_sizes,
     launch,
+    lighthouse_scores,
     origin_of,
     require_tools,
 )
@@ -448,3 +449,51 @@ def test_long_names_wrap_inside_their_cards(page, live_server, fruit_factory, wi
     assert not overflowing, overflowing
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
 
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_public_page_scrolls_sideways(page, page_log, live_server, demo, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    too_wide = {}
+    for name, site_page in site_pages(live_server).items():
+        if site_page.status != 200:
+            page_log.expect_status(site_page.url, site_page.status)
+        page.goto(site_page.url)
+        assert page.locator(site_page.shows).count(), f"{name} shows no {site_page.shows}"
+        scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+        if scroll_width > width:
+            too_wide[name] = scroll_width
+    assert not too_wide, f"wider than {width} px: {too_wide}"
+
+
+@pytest.mark.slow
+def test_lighthouse_scores_every_kind_of_public_page_95_or_more(live_server, demo):
+    require_tools(lighthouse=True)
+    pages = site_pages(live_server)
+    low = {}
+    for name in ["grid", "fruit page", "publications", "publication page"]:
+        scores = lighthouse_scores(pages[name].url)
+        low.update({f"{name} {kind}": score for kind, score in scores.items() if score < 0.95})
+    assert not low, low
+
+
+def test_the_content_keeps_its_distance_from_the_footer(page, page_log, live_server, demo):
+    too_close = {}
+    for name, site_page in site_pages(live_server).items():
+        if site_page.status != 200:
+            page_log.expect_status(site_page.url, site_page.status)
+        page.goto(site_page.url)
+        gap = page.evaluate(
+            """() => {
+                const main = document.querySelector('main');
+                const bottoms = [...main.querySelectorAll('*')]
+                    .map(element => element.getBoundingClientRect())
+                    .filter(box => box.height > 0)
+                    .map(box => box.bottom);
+                const footer = document.querySelector('footer').getBoundingClientRect();
+                return footer.top - Math.max(...bottoms);
+            }"""
+        )
+        if gap < 32:
+            too_close[name] = gap
+    assert not too_close, f"content closer than 32 px to the footer: {too_close}"

@@ -103,7 +103,10 @@ class Fruit(models.Model):
         blank=True,
         unique=True,
         validators=[MinValueValidator(1), MaxValueValidator(CATALOG_NUMBER_MAX)],
-        help_text="Assigned as the current maximum + 1 when left empty.",
+        help_text=(
+            "Assigned when left empty: one more than any number assigned so far or held now "
+            "(a deleted fruit's number is never given to another)."
+        ),
     )
     name = models.CharField(max_length=200)
     type = models.CharField(max_length=16, choices=FruitType.choices)
@@ -187,6 +190,25 @@ class Fruit(models.Model):
             synonym_names = list(self.synonyms.order_by("position").values_list("name", flat=True))
         self.search_text = search_document(self.catalog_number, self.name, *synonym_names)
         Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
+
+
+class CatalogNumberMark(models.Model):
+    """The highest catalog number ever assigned automatically: one row, never lowered.
+
+    The next automatic number is one more than this and than every number a fruit holds, so
+    deleting a fruit never hands its number to another variety. Numbers set explicitly do not
+    move it (a typo deleted again uses nothing up). Written only under the assignment lock.
+    """
+
+    highest_assigned = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(pk=1), name="catalog_number_mark_single_row"),
+        ]
+
+    def __str__(self):
+        return f"highest automatic catalog number: {self.highest_assigned}"
 
 
 class FruitSynonym(models.Model):

@@ -61,7 +61,12 @@ class FruitSerializer(TextModelSerializer):
         allow_null=True,
         required=False,
         validators=[UniqueValidator(queryset=Fruit.objects.all())],
-        help_text="Unique. Omit it (or send null) on create to get the next free number.",
+        help_text=(
+            "Unique. Omit it (or send null) on create to get the next automatic number: one "
+            "more than any number assigned automatically so far or held now, so a deleted "
+            "fruit's number never names another variety. An explicit number raises the next "
+            "automatic one only while a fruit holds it."
+        ),
     )
     name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
     synonyms = BoundedListField(

@@ -4,14 +4,20 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
-from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage, FruitSynonym
+from catalog.models import (
+    CATALOG_NUMBER_MAX,
+    CatalogNumberMark,
+    Fruit,
+    FruitImage,
+    FruitSynonym,
+)
 from fruitcatalog.db.locks import lock_row
 from fruitcatalog.db.search import name_key
 
-# Creates that assign "maximum + 1" take this transaction-scoped advisory lock on PostgreSQL, so
-# they run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions
-# already serialise every writer). An advisory lock rather than a counter row: nothing to
-# migrate or keep in step, and explicitly numbered creates never wait for it.
+# Creates that assign a number take this transaction-scoped advisory lock on PostgreSQL, so they
+# run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions
+# already serialise every writer); explicitly numbered creates never wait for it. The lock also
+# guards the high-water mark (`CatalogNumberMark`), whose row a flushed database may lack.
 CATALOG_NUMBER_LOCK = 0x46_52_55_49_54  # "FRUIT": any constant the application owns will do
 # A create racing a fruit stored with an explicit number can still meet the unique constraint.
 CATALOG_NUMBER_ATTEMPTS = 3
@@ -21,18 +27,28 @@ UNCHANGED = object()
 
 
 def lock_catalog_numbers() -> None:
-    """Serialise the "maximum + 1" assignments until the transaction ends (PostgreSQL)."""
+    """Serialise automatic number assignments until the transaction ends (PostgreSQL)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CATALOG_NUMBER_LOCK])
 
 
 def next_catalog_number() -> int:
-    """The current maximum catalog number + 1."""
-    current = Fruit.objects.aggregate(highest=Max("catalog_number"))["highest"] or 0
+    """One more than every number assigned automatically so far and every number held now."""
+    held = Fruit.objects.aggregate(highest=Max("catalog_number"))["highest"] or 0
+    assigned = CatalogNumberMark.objects.values_list("highest_assigned", flat=True).first() or 0
+    current = max(held, assigned)
     if current >= CATALOG_NUMBER_MAX:
         raise ValidationError({"catalog_number": ["No free catalog number is left; give one."]})
     return current + 1
+
+
+def assign_catalog_number() -> int:
+    """The next automatic number, recorded as assigned (in the caller's transaction)."""
+    lock_catalog_numbers()
+    number = next_catalog_number()
+    CatalogNumberMark.objects.update_or_create(pk=1, defaults={"highest_assigned": number})
+    return number
 
 
 def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
@@ -48,7 +64,7 @@ def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
 def fruit_save(
     *, fruit: Fruit, synonym_names: list[str] | None = None, card_image_id=UNCHANGED
 ) -> Fruit:
-    """Store a new or changed fruit; an empty catalog number gets the next free one.
+    """Store a new or changed fruit; an empty catalog number gets the next, never used before.
 
     Assignments are serialised (`lock_catalog_numbers`). A changed fruit is locked first and
     updated, never inserted again: a fruit deleted meanwhile raises `Fruit.DoesNotExist`.
@@ -63,8 +79,7 @@ def fruit_save(
                 if not adding:
                     lock_row(Fruit, fruit.pk)
                 if wants_number:
-                    lock_catalog_numbers()
-                    fruit.catalog_number = next_catalog_number()
+                    fruit.catalog_number = assign_catalog_number()
                 fruit.save(force_insert=adding, force_update=not adding)
                 if synonym_names is not None:
                     fruit_set_synonyms(fruit=fruit, names=synonym_names)

@@ -150,7 +150,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             # Writers take the write lock when their transaction begins, so a read-then-write
-            # (the catalog number's maximum + 1) never fails to upgrade its lock ("database is
+            # (the next catalog number) never fails to upgrade its lock ("database is
             # locked"); they queue for up to `timeout` seconds instead. WAL lets reads go on
             # while one writer writes.
             "transaction_mode": "IMMEDIATE",

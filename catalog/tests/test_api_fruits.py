@@ -388,3 +388,28 @@ def test_a_fruit_read_for_a_list_shows_its_new_synonyms_after_they_are_set(fruit
     assert listed.synonym_names == ["Eins"]
     fruit_set_synonyms(fruit=listed, names=["Zwei", "Drei"])
     assert listed.synonym_names == ["Zwei", "Drei"]
+
+
+def test_a_deleted_fruits_automatic_number_is_never_issued_again(curator_client):
+    first = create(curator_client, name="A", type="pear").json()
+    highest = create(curator_client, name="B", type="pear").json()
+    assert (first["catalog_number"], highest["catalog_number"]) == (1, 2)
+
+    # The fruit holding the highest number goes, then every fruit: numbers keep counting up.
+    assert curator_client.delete(f"/api/v1/fruits/{highest['id']}").status_code == 204
+    assert create(curator_client, name="C", type="pear").json()["catalog_number"] == 3
+    Fruit.objects.all().delete()
+    assert create(curator_client, name="D", type="pear").json()["catalog_number"] == 4
+
+
+def test_an_explicit_number_raises_the_next_only_while_a_fruit_holds_it(curator_client):
+    assert create(curator_client, name="A", type="pear").json()["catalog_number"] == 1
+    typo = create(curator_client, name="Typo", type="pear", catalog_number=2147483647).json()
+    held = create(curator_client, name="Held", type="pear", catalog_number=50).json()
+    assert curator_client.delete(f"/api/v1/fruits/{typo['id']}").status_code == 204
+
+    assert create(curator_client, name="B", type="pear").json()["catalog_number"] == 51
+    assert curator_client.delete(f"/api/v1/fruits/{held['id']}").status_code == 204
+    # 51 was assigned automatically: it stays used; 50 was explicit and is free to give again.
+    assert create(curator_client, name="C", type="pear").json()["catalog_number"] == 52
+    assert create(curator_client, name="D", type="pear", catalog_number=50).status_code == 201

@@ -111,3 +111,19 @@ def test_synonym_key_migration_reverses_over_names_lower_would_merge(migrator):
     )
     assert sorted(names) == ["INCI x", "Inci"]
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_catalog_number_mark_starts_at_the_highest_number_held(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0017_fruit_type_order_index"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    for number in (3, 12, None):
+        Fruit.objects.create(name=f"Fruit {number}", type="apple", catalog_number=number)
+
+    new_state = migrator.apply_tested_migration(("catalog", "0018_catalog_number_mark"))
+    mark = new_state.apps.get_model("catalog", "CatalogNumberMark").objects.get()
+    assert mark.highest_assigned == 12
+
+    back = migrator.apply_tested_migration(("catalog", "0017_fruit_type_order_index"))
+    assert back.apps.get_model("catalog", "Fruit").objects.count() == 3
+    migrator.reset()

@@ -20,6 +20,7 @@ from fruitcatalog.blobs.schema import (
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
 from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.idempotency.mixins import IDEMPOTENCY_KEY, IdempotentCreateMixin
 from fruitcatalog.rest.viewsets import ReadBackMixin
 
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
@@ -28,7 +29,11 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
 
 @extend_schema_view(
     list=extend_schema(summary="List fruits"),
-    create=extend_schema(summary="Create a fruit", responses={201: FruitDetailSerializer}),
+    create=extend_schema(
+        summary="Create a fruit",
+        responses={201: FruitDetailSerializer},
+        parameters=[IDEMPOTENCY_KEY],
+    ),
     retrieve=extend_schema(summary="Get a fruit with its images", parameters=[FRUIT_ID]),
     update=extend_schema(
         summary="Replace a fruit", responses=FruitDetailSerializer, parameters=[FRUIT_ID]
@@ -42,7 +47,7 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
         parameters=[FRUIT_ID],
     ),
 )
-class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
+class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     """Fruits of the catalog."""
 
     queryset = Fruit.objects.with_list_data().with_card_choice().in_catalog_order()
@@ -79,10 +84,11 @@ class FruitViewSet(ReadBackMixin, viewsets.ModelViewSet):
         description=IMAGE_UPLOAD_NOTE,
         request=IMAGE_UPLOAD_REQUEST,
         responses={201: ImageInfoSerializer},
+        parameters=[IDEMPOTENCY_KEY],
     ),
 )
 @extend_schema(parameters=[FRUIT_ID])
-class FruitImageViewSet(ThumbnailedImageViewSet):
+class FruitImageViewSet(IdempotentCreateMixin, ThumbnailedImageViewSet):
     """Images of one fruit: metadata as JSON, bytes as themselves."""
 
     serializer_class = ImageInfoSerializer

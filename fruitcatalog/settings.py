@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from corsheaders.defaults import default_headers as default_cors_headers
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "fruitcatalog",
+    "fruitcatalog.idempotency",
     "fruitcatalog.blobs",
     "catalog",
     "publications",
@@ -264,8 +266,21 @@ AXES_VERBOSE = False
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOWED_ORIGINS = env_list("FRUITCATALOG_CORS_WRITE_ORIGINS", "")
 CORS_ALLOW_CREDENTIALS = False
-CORS_EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "Content-Disposition"]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Content-Disposition",
+    "Idempotent-Replayed",
+]
+CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key")
 CORS_PREFLIGHT_MAX_AGE = 86400
+
+# Idempotent creates (fruitcatalog/idempotency): answers are kept this long per user and key,
+# and a claim whose request never answered (a killed worker) lapses after the longest a request
+# may take (gunicorn's timeout) plus a margin.
+IDEMPOTENCY_KEY_HOURS = env_int("FRUITCATALOG_IDEMPOTENCY_KEY_HOURS", 24)
+IDEMPOTENCY_CLAIM_SECONDS = env_int("FRUITCATALOG_IDEMPOTENCY_CLAIM_SECONDS", 90)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -30,6 +30,7 @@ from fruitcatalog.blobs.views import (
     UploadsMixin,
 )
 from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.idempotency.mixins import IDEMPOTENCY_KEY, IdempotentCreateMixin
 from fruitcatalog.rest.permissions import ParentChangePermission
 from fruitcatalog.rest.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
@@ -69,7 +70,11 @@ class PublicationChildMixin:
 
 @extend_schema_view(
     list=extend_schema(summary="List publications"),
-    create=extend_schema(summary="Create a publication", responses={201: PublicationSerializer}),
+    create=extend_schema(
+        summary="Create a publication",
+        responses={201: PublicationSerializer},
+        parameters=[IDEMPOTENCY_KEY],
+    ),
     retrieve=extend_schema(summary="Get a publication", parameters=[PUBLICATION_ID]),
     update=extend_schema(summary="Replace a publication", parameters=[PUBLICATION_ID]),
     partial_update=extend_schema(summary="Update a publication", parameters=[PUBLICATION_ID]),
@@ -79,7 +84,7 @@ class PublicationChildMixin:
         parameters=[PUBLICATION_ID],
     ),
 )
-class PublicationViewSet(ReadBackMixin, viewsets.ModelViewSet):
+class PublicationViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     """Publications with the fruits they describe."""
 
     queryset = Publication.objects.with_list_data().in_default_order()
@@ -323,10 +328,13 @@ class PublicationFruitDescriptionViewSet(StoredFileViewSet):
         description="400 when `fruit` is not linked to the publication.",
         request={"multipart/form-data": PublicationFruitImageUploadSerializer},
         responses={201: PublicationFruitImageSerializer},
+        parameters=[IDEMPOTENCY_KEY],
     ),
 )
 @extend_schema(parameters=[PUBLICATION_ID])
-class PublicationFruitImageViewSet(PublicationChildMixin, ThumbnailedImageViewSet):
+class PublicationFruitImageViewSet(
+    IdempotentCreateMixin, PublicationChildMixin, ThumbnailedImageViewSet
+):
     """A publication's images of its fruits: metadata as JSON, bytes as themselves."""
 
     child_model = PublicationFruitImage

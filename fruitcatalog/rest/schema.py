@@ -36,13 +36,17 @@ ERROR_DESCRIPTIONS = {
     "404": "Not found.",
     "405": "Method not allowed.",
     "406": "Not acceptable.",
-    "409": "The change would lose linked data.",
+    "409": (
+        "Conflict: the change would lose linked data, lost a race with another change, or a "
+        "request with the same `Idempotency-Key` is still being processed."
+    ),
     "413": (
         "The request body is larger than the limit: 5 MiB on upload routes, 1 MiB on every "
         "other route (the defaults of `FRUITCATALOG_MAX_UPLOAD_BYTES` and "
         "`FRUITCATALOG_MAX_BODY_BYTES`)."
     ),
     "415": "Unsupported media type.",
+    "422": "The `Idempotency-Key` was used for another request (method, path or body).",
     "429": (
         "Too many requests: the token endpoint's rates, a login lockout after repeated failures, "
         "or a per-user upload rate where one is configured; `Retry-After` says when to retry."
@@ -83,6 +87,8 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
             codes.append("404")
     if method == "delete":
         codes.append("409")
+    if any(parameter["name"] == "Idempotency-Key" for parameter in parameters):
+        codes += ["409", "422"]
     body_types = operation.get("requestBody", {}).get("content", {})
     if body_types or method in {"post", "put", "patch"}:
         codes += ["413", "415"]

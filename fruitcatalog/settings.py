@@ -81,7 +81,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # CORS headers on every other answer under /api/, errors included; preflights end here.
     "corsheaders.middleware.CorsMiddleware",
-    "fruitcatalog.rest.exceptions.DatabaseUnavailableMiddleware",
+    "fruitcatalog.site.faults.DatabaseUnavailableMiddleware",
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
     "fruitcatalog.http.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -129,14 +129,27 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Nothing waits on the database for long: a request fails fast (503) rather than holding a worker
-# until gunicorn kills it (30 s by default; the Dockerfile passes --timeout 60).
+# Nothing waits on the database for long (docs/operations.md, "When the database does not answer"):
+# - opening a connection gives up after DATABASE_CONNECT_TIMEOUT;
+# - the server cancels a statement after DATABASE_STATEMENT_TIMEOUT_MS;
+# - a request's database waits end after DATABASE_REQUEST_TIMEOUT seconds in all, whatever the
+#   server does (fruitcatalog.db.deadlines cuts the connection): a 503, never a hang;
+# - the kernel gives up on a peer that stops acknowledging (a partition) after
+#   DATABASE_TCP_USER_TIMEOUT_MS, and keepalives find idle connections to a vanished server.
+# All stay below gunicorn's worker timeout (30 s by default; the Dockerfile passes --timeout 60).
 DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2)  # seconds
 DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
+DATABASE_REQUEST_TIMEOUT = float(os.environ.get("DATABASE_REQUEST_TIMEOUT", "25"))  # seconds
+DATABASE_TCP_USER_TIMEOUT_MS = env_int("DATABASE_TCP_USER_TIMEOUT_MS", 10_000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "connect_timeout": DATABASE_CONNECT_TIMEOUT,
+            "keepalives": 1,
+            "keepalives_idle": 30,
+            "keepalives_interval": 5,
+            "keepalives_count": 3,
+            "tcp_user_timeout": DATABASE_TCP_USER_TIMEOUT_MS,
             # JIT compilation costs more than it saves on this service's short queries.
             "options": f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS} -c jit=off",
             # Parameters travel separately from the SQL, so uploaded bytes reach the server as

@@ -149,22 +149,3 @@ def error_response(error: exceptions.APIException) -> JsonResponse:
 def json_not_found(request, *args, **kwargs):
     """Any unknown path under /api/: DRF's JSON 404, whatever the method."""
     return error_response(exceptions.NotFound())
-
-
-class DatabaseUnavailableMiddleware:
-    """Answer 503 (JSON, `Retry-After`) when the database is unreachable outside the API views.
-
-    DRF's exception handler covers the API; this covers the other views (the admin, the
-    browsable API's login), where Django would render its HTML 500 and log a traceback.
-    """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
-
-    def process_exception(self, request, exception):
-        if is_unavailable(exception):
-            return database_error_response(exception, request.path)
-        return None

@@ -444,8 +444,9 @@ def test_removing_a_description_needs_change_of_the_link_not_delete(fruit_factor
     assert editor.delete(url).status_code == 204
 
 
-def test_an_unreachable_redis_is_a_json_503_not_a_500(tmp_path):
-    """With REDIS_URL pointing at nothing, throttled and locked-out routes answer 503 JSON."""
+def test_an_unreachable_redis_is_a_503_not_a_500(tmp_path):
+    """With REDIS_URL pointing at nothing, throttled and locked-out routes answer 503: JSON in
+    the API, the site's HTML page in the admin."""
     script = (
         "import django; django.setup()\n"
         "from django.test import Client\n"
@@ -471,4 +472,4 @@ def test_an_unreachable_redis_is_a_json_503_not_a_500(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split("\n")
     assert lines[0] == "503 application/json 5", result.stdout
-    assert lines[1] == "503 application/json 5", result.stdout
+    assert lines[1] == "503 text/html; charset=utf-8 5", result.stdout

@@ -4,7 +4,7 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
-from django.db import OperationalError, connection
+from django.db import OperationalError, connections
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,8 @@ def test_health_is_ok_when_the_database_answers(anon_client, path):
 @pytest.mark.parametrize("path", ["/health", "/api/v1/health"])
 def test_health_is_503_when_the_database_is_unreachable(anon_client, path):
     refused = OperationalError("connection to server at 127.0.0.1 refused")
-    with mock.patch.object(connection, "cursor", side_effect=refused):
+    # The probe runs on a thread of its own, with its own connection: refuse them all.
+    with mock.patch.object(type(connections["default"]), "cursor", side_effect=refused):
         response = anon_client.get(path)
     assert response.status_code == 503
     assert response.json() == {

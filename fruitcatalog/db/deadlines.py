@@ -1,0 +1,116 @@
+"""A bounded wait on a database that does not answer: each request's database time has a deadline.
+
+PostgreSQL's `statement_timeout` is enforced by the server, and `connect_timeout` covers only
+opening a connection. A server that hangs (frozen, or cut off by a partition whose packets are
+still acknowledged) answers neither, and a worker waiting on a persistent connection would wait
+for good, `/health` included. So each request arms a deadline over its thread's database
+connections (`arm`, on `request_started`, before Django's own health check of a reused
+connection) and disarms it when the request ends. One watchdog thread per process shuts down the
+sockets of connections whose deadline passed: the blocked call returns at once with the driver's
+`OperationalError`, which the API answers as a JSON 503 and the site as an HTML 503 page, and
+Django discards the broken connection when the request ends.
+
+Only the socket is shut down (never closed from here), so the connection object stays the
+request thread's to close. SQLite never waits on a peer: nothing is armed for it.
+"""
+
+import logging
+import os
+import socket
+import threading
+from time import monotonic
+
+from django.conf import settings
+from django.db import connections
+
+logger = logging.getLogger(__name__)
+
+TICK = 0.05  # seconds between the watchdog's looks at the deadlines
+
+
+class Watchdog:
+    """The deadlines of every armed thread of this process, watched by one daemon thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._deadlines: dict[int, tuple[float, list]] = {}  # thread id -> (deadline, wrappers)
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float) -> None:
+        """Bound the current thread's database waits to `seconds` from now (until `disarm`)."""
+        wrappers = [connections[alias] for alias in connections]
+        wrappers = [w for w in wrappers if w.vendor == "postgresql"]
+        if not wrappers:
+            return
+        with self._lock:
+            self._deadlines[threading.get_ident()] = (monotonic() + seconds, wrappers)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="database-deadlines", daemon=True
+                )
+                self._thread.start()
+
+    def disarm(self) -> None:
+        """The current thread no longer waits on the database for a request."""
+        with self._lock:
+            self._deadlines.pop(threading.get_ident(), None)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(TICK)
+            now = monotonic()
+            with self._lock:
+                # Under the lock: a thread whose wait ends must disarm (and so wait for this)
+                # before it can close its connection and free the socket's descriptor.
+                expired = [
+                    (ident, wrappers)
+                    for ident, (deadline, wrappers) in self._deadlines.items()
+                    if deadline <= now
+                ]
+                for ident, wrappers in expired:
+                    del self._deadlines[ident]
+                    for wrapper in wrappers:
+                        _shut_down(wrapper)
+
+
+def _shut_down(wrapper) -> None:
+    """Shut down the socket of `wrapper`'s open connection, if it has one."""
+    connection = wrapper.connection
+    if connection is None or connection.closed:
+        return
+    try:
+        duplicate = socket.socket(fileno=os.dup(connection.fileno()))
+    except (OSError, ValueError) as error:
+        logger.debug("No socket to shut down: %s", error)
+        return
+    with duplicate:
+        try:
+            duplicate.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            return  # already disconnected
+    logger.warning(
+        "Database %r did not answer within the request's deadline; its connection was cut.",
+        wrapper.alias,
+    )
+
+
+WATCHDOG = Watchdog()
+
+
+# Health checks answer within 2 s (the contract): the request's own check of a reused
+# connection may take this long, the probe (`fruitcatalog.rest.health`) the rest.
+HEALTH_PATHS = ("/health", "/health/", "/api/v1/health", "/api/v1/health/")
+HEALTH_REQUEST_SECONDS = 0.5
+
+
+def arm_for_request(sender=None, environ=None, **kwargs) -> None:
+    """`request_started`: the request's database deadline (shorter for the health check)."""
+    path = (environ or {}).get("PATH_INFO", "")
+    seconds = HEALTH_REQUEST_SECONDS if path in HEALTH_PATHS else settings.DATABASE_REQUEST_TIMEOUT
+    WATCHDOG.arm(seconds)
+
+
+def disarm_after_request(sender=None, **kwargs) -> None:
+    """`request_finished`: the request no longer waits on the database."""
+    WATCHDOG.disarm()

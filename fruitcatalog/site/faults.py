@@ -1,0 +1,41 @@
+"""A database or cache that cannot be reached, outside DRF's views: a 503 in the page's language.
+
+DRF's exception handler answers the API's views (JSON). This covers everything else: the public
+site and the admin get an HTML 503 page in the site's style, other paths under /api/ the API's
+JSON 503; both carry `Retry-After`, neither logs a traceback.
+"""
+
+from django.http import HttpResponse
+
+from fruitcatalog.rest.exceptions import (
+    RETRY_AFTER_SECONDS,
+    database_error_response,
+    is_unavailable,
+)
+from fruitcatalog.site.pages import render_page
+
+
+def unavailable_page(request, error: Exception) -> HttpResponse:
+    """The site's 503 page (rendered without touching the database), logged as the API's is."""
+    database_error_response(error, request.path)  # the one-line log
+    response = render_page(request, "503.html", {}, status=503)
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 when the database (or the shared cache) is unreachable outside the API views."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not is_unavailable(exception):
+            return None
+        if request.path_info.startswith("/api/"):
+            return database_error_response(exception, request.path)
+        return unavailable_page(request, exception)

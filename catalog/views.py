@@ -20,7 +20,7 @@ from fruitcatalog.blobs.schema import (
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
 from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.idempotency.mixins import IDEMPOTENCY_KEY, IdempotentCreateMixin
+from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
 from fruitcatalog.rest.viewsets import ReadBackMixin
 
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
@@ -32,7 +32,7 @@ IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="
     create=extend_schema(
         summary="Create a fruit",
         responses={201: FruitDetailSerializer},
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=IDEMPOTENCY_PARAMETERS,
     ),
     retrieve=extend_schema(summary="Get a fruit with its images", parameters=[FRUIT_ID]),
     update=extend_schema(
@@ -84,7 +84,7 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
         description=IMAGE_UPLOAD_NOTE,
         request=IMAGE_UPLOAD_REQUEST,
         responses={201: ImageInfoSerializer},
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=IDEMPOTENCY_PARAMETERS,
     ),
 )
 @extend_schema(parameters=[FRUIT_ID])

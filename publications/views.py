@@ -30,7 +30,7 @@ from fruitcatalog.blobs.views import (
     UploadsMixin,
 )
 from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.idempotency.mixins import IDEMPOTENCY_KEY, IdempotentCreateMixin
+from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
 from fruitcatalog.rest.permissions import ParentChangePermission
 from fruitcatalog.rest.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
@@ -73,7 +73,7 @@ class PublicationChildMixin:
     create=extend_schema(
         summary="Create a publication",
         responses={201: PublicationSerializer},
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=IDEMPOTENCY_PARAMETERS,
     ),
     retrieve=extend_schema(summary="Get a publication", parameters=[PUBLICATION_ID]),
     update=extend_schema(summary="Replace a publication", parameters=[PUBLICATION_ID]),
@@ -328,7 +328,7 @@ class PublicationFruitDescriptionViewSet(StoredFileViewSet):
         description="400 when `fruit` is not linked to the publication.",
         request={"multipart/form-data": PublicationFruitImageUploadSerializer},
         responses={201: PublicationFruitImageSerializer},
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=IDEMPOTENCY_PARAMETERS,
     ),
 )
 @extend_schema(parameters=[PUBLICATION_ID])

@@ -50,6 +50,20 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 )
 
 
+IDEMPOTENT_REPLAYED = OpenApiParameter(
+    REPLAYED_HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    enum=["true"],
+    response=[201],
+    description=(
+        "`true` on an answer replayed for a retry with the same `Idempotency-Key` (a replayed "
+        "400 carries it too)."
+    ),
+)
+IDEMPOTENCY_PARAMETERS = [IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED]
+
+
 class KeyReused(exceptions.APIException):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_detail = (

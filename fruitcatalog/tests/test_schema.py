@@ -142,3 +142,23 @@ def test_schema_documents_what_the_api_answers(anon_client):
     }
     created = schema["paths"]["/api/v1/fruits"]["post"]["responses"]["201"]
     assert created["content"]["application/json"]["schema"]["$ref"].endswith("/FruitDetail")
+
+
+def test_the_creating_posts_document_idempotency_keys_and_their_answers(anon_client):
+    paths = anon_client.get("/api/v1/schema", {"format": "json"}).json()["paths"]
+    creates = [
+        "/api/v1/fruits",
+        "/api/v1/publications",
+        "/api/v1/fruits/{id}/images",
+        "/api/v1/publications/{id}/fruit-images",
+    ]
+    for path in creates:
+        operation = paths[path]["post"]
+        headers = [p["name"] for p in operation["parameters"] if p["in"] == "header"]
+        assert headers == ["Idempotency-Key"], path
+        assert {"400", "409", "422"} <= set(operation["responses"]), path
+        assert "Idempotent-Replayed" in operation["responses"]["201"]["headers"], path
+    # Other writes take no key.
+    assert "parameters" not in paths["/api/v1/fruits/{id}"]["put"] or all(
+        p["name"] != "Idempotency-Key" for p in paths["/api/v1/fruits/{id}"]["put"]["parameters"]
+    )

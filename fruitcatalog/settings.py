@@ -142,6 +142,8 @@ DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
 DATABASE_REQUEST_TIMEOUT = float(os.environ.get("DATABASE_REQUEST_TIMEOUT", "25"))  # seconds
 DATABASE_TCP_USER_TIMEOUT_MS = env_int("DATABASE_TCP_USER_TIMEOUT_MS", 10_000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, aware of the request's database deadline (fruitcatalog/db/deadlines.py).
+    DATABASES["default"]["ENGINE"] = "fruitcatalog.db.backends.postgresql"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "connect_timeout": DATABASE_CONNECT_TIMEOUT,

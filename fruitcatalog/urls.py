@@ -13,6 +13,7 @@ from fruitcatalog.site.pages import unknown_path
 from publications.pages import fruit_page, publication_list, publication_page
 
 handler404 = "fruitcatalog.site.pages.not_found"
+handler500 = "fruitcatalog.site.faults.server_error"
 
 urlpatterns = [
     # The public site: the card grid, a fruit's page, the publications.

@@ -11,7 +11,11 @@ sockets of connections whose deadline passed: the blocked call returns at once w
 Django discards the broken connection when the request ends.
 
 Only the socket is shut down (never closed from here), so the connection object stays the
-request thread's to close. SQLite never waits on a peer: nothing is armed for it.
+request thread's to close; closing excludes the watchdog (`closing`, taken by the backend in
+`fruitcatalog.db.backends.postgresql`), so a descriptor is never shut down after its connection
+closed and the number went to another socket. Past the deadline the watchdog keeps cutting what
+the thread opens, and the backend opens nothing more, until the request ends. SQLite never waits
+on a peer: nothing is armed for it.
 """
 
 import logging
@@ -33,7 +37,8 @@ class Watchdog:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._deadlines: dict[int, tuple[float, list]] = {}  # thread id -> (deadline, wrappers)
+        # thread id -> (deadline, its connection wrappers, the connections already cut)
+        self._deadlines: dict[int, tuple[float, list, set]] = {}
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -44,7 +49,7 @@ class Watchdog:
         if not wrappers:
             return
         with self._lock:
-            self._deadlines[threading.get_ident()] = (monotonic() + seconds, wrappers)
+            self._deadlines[threading.get_ident()] = (monotonic() + seconds, wrappers, set())
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="database-deadlines", daemon=True
@@ -56,34 +61,38 @@ class Watchdog:
         with self._lock:
             self._deadlines.pop(threading.get_ident(), None)
 
+    def expired(self) -> bool:
+        """Whether the current thread's deadline has passed (False when none is armed)."""
+        with self._lock:
+            armed = self._deadlines.get(threading.get_ident())
+        return armed is not None and armed[0] <= monotonic()
+
+    def closing(self):
+        """Held while a connection closes: the watchdog shuts nothing down meanwhile."""
+        return self._lock
+
     def _run(self) -> None:
         while True:
             self._wake.wait(TICK)
             now = monotonic()
             with self._lock:
-                # Under the lock: a thread whose wait ends must disarm (and so wait for this)
-                # before it can close its connection and free the socket's descriptor.
-                expired = [
-                    (ident, wrappers)
-                    for ident, (deadline, wrappers) in self._deadlines.items()
-                    if deadline <= now
-                ]
-                for ident, wrappers in expired:
-                    del self._deadlines[ident]
-                    for wrapper in wrappers:
-                        _shut_down(wrapper)
+                for deadline, wrappers, cut in self._deadlines.values():
+                    if deadline <= now:
+                        for wrapper in wrappers:
+                            _shut_down(wrapper, cut)
 
 
-def _shut_down(wrapper) -> None:
-    """Shut down the socket of `wrapper`'s open connection, if it has one."""
+def _shut_down(wrapper, cut: set) -> None:
+    """Shut down the socket of `wrapper`'s open connection once (under the watchdog's lock)."""
     connection = wrapper.connection
-    if connection is None or connection.closed:
-        return
     try:
+        if connection is None or connection.closed or id(connection) in cut:
+            return
         duplicate = socket.socket(fileno=os.dup(connection.fileno()))
-    except (OSError, ValueError) as error:
+    except Exception as error:  # the watchdog must outlive any one connection
         logger.debug("No socket to shut down: %s", error)
         return
+    cut.add(id(connection))
     with duplicate:
         try:
             duplicate.shutdown(socket.SHUT_RDWR)

@@ -6,8 +6,9 @@ user within `IDEMPOTENCY_KEY_HOURS` is processed once; a retry gets the first an
 while the first is still processed a 409. Answers of 5xx are not stored, so the retry runs again.
 
 The claim is a row committed before the create runs (outside its transaction), so a concurrent
-retry on any app server sees it. A claim whose process died (a killed worker) is taken over once
-it is older than the longest a request may take (`IDEMPOTENCY_CLAIM_SECONDS`).
+retry on any app server sees it. A claim whose request ended without an answer (a killed worker,
+a database gone before the claim could be released) is taken over: on PostgreSQL as soon as its
+row is not locked by a running create, on SQLite after `IDEMPOTENCY_CLAIM_SECONDS`.
 """
 
 import hashlib
@@ -17,7 +18,7 @@ import re
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -34,6 +35,9 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, no space
 KEPT_HEADERS = ("Content-Type", "Location")
 PURGE_BATCH = 1000  # expired rows deleted per claim, at most: a claim's cost stays bounded
+# Answers that say "try again" are not kept: a retry must run again, not replay them.
+TRY_AGAIN_STATUSES = {408, 409, 423, 425, 429}
+CLAIM_LOCK_GRACE_SECONDS = 2  # PostgreSQL: a claim younger than this may not hold its lock yet
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     HEADER,
@@ -137,7 +141,6 @@ def claim(request, key: str) -> IdempotentRequest | HttpResponse:
     user, digest = request.user, fingerprint(request)
     now = timezone.now()
     expired = now - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
-    abandoned = now - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_SECONDS)
     purge_expired(expired)
     for _ in range(3):  # each turn ends or removes one obstacle another request left
         try:
@@ -157,9 +160,10 @@ def claim(request, key: str) -> IdempotentRequest | HttpResponse:
             raise KeyReused
         if record.status is not None:
             return replay(record)
-        if record.created_at >= abandoned:
+        if still_processing(record, now):
             raise StillProcessing
-        # The first request died without an answer (a killed worker): take its claim over.
+        # The first request ended without an answer (a killed worker, a database gone while it
+        # ran): nothing of it was kept, so this one runs it.
         if IdempotentRequest.objects.filter(
             pk=record.pk, status__isnull=True, created_at=record.created_at
         ).update(created_at=now):
@@ -168,47 +172,71 @@ def claim(request, key: str) -> IdempotentRequest | HttpResponse:
     raise StillProcessing
 
 
+def still_processing(record: IdempotentRequest, now) -> bool:
+    """Whether the request holding an unanswered claim may still be running.
+
+    On PostgreSQL a running create holds its claim's row lock (`hold`), so an unlocked claim
+    older than a moment (the time between committing the claim and taking its lock) belongs to
+    a request that ended. SQLite has no row locks: a claim counts as running until
+    `IDEMPOTENCY_CLAIM_SECONDS` have passed.
+    """
+    age = now - record.created_at
+    if connection.vendor != "postgresql":
+        return age < timedelta(seconds=settings.IDEMPOTENCY_CLAIM_SECONDS)
+    if age < timedelta(seconds=CLAIM_LOCK_GRACE_SECONDS):
+        return True
+    with transaction.atomic():
+        unlocked = IdempotentRequest.objects.select_for_update(skip_locked=True).filter(
+            pk=record.pk
+        )
+        return not unlocked.exists()
+
+
+def hold(record: IdempotentRequest) -> None:
+    """Lock the claim's row for the rest of the create's transaction (PostgreSQL)."""
+    if connection.vendor == "postgresql":
+        list(IdempotentRequest.objects.select_for_update().filter(pk=record.pk).values("pk"))
+
+
 def purge_expired(expired) -> None:
     """Delete a bounded batch of rows past their day."""
     old = IdempotentRequest.objects.filter(created_at__lt=expired).values("pk")[:PURGE_BATCH]
     IdempotentRequest.objects.filter(pk__in=list(old.values_list("pk", flat=True))).delete()
 
 
-def finish(record: IdempotentRequest, response) -> None:
-    """Store the answer under the claimed key; a 5xx is not kept (the retry runs again).
+def is_kept(response) -> bool:
+    """Whether an answer is the request's outcome for good, to replay: not a 5xx, nor a 4xx
+    that says "try again" (a conflict with a concurrent change, a rate limit, a timeout)."""
+    return response.status_code < 500 and response.status_code not in TRY_AGAIN_STATUSES
 
-    When the answer cannot be stored (the database went away after the write), the client
-    still gets it; the claim lapses after `IDEMPOTENCY_CLAIM_SECONDS`.
-    """
-    if response.status_code >= 500:
-        release(record)
-        return
+
+def store(record: IdempotentRequest, response) -> None:
+    """Keep the answer under the claimed key (raises when the database cannot store it)."""
     if hasattr(response, "render"):
         response.render()
     record.status = response.status_code
     record.content = response.content
     record.headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
-    try:
-        with transaction.atomic():
-            record.save(update_fields=["status", "content", "headers"])
-    except DatabaseError:
-        logger.warning("Could not store the answer under %s %r", HEADER, record.key)
+    record.save(update_fields=["status", "content", "headers"])
 
 
 def release(record: IdempotentRequest) -> None:
-    """Forget the claim, so the retry runs again (best effort: a dead database keeps it)."""
+    """Forget the claim, so the retry runs again (best effort: a dead database keeps it, and
+    the retry then finds it unlocked, or lapsed on SQLite)."""
     try:
         IdempotentRequest.objects.filter(pk=record.pk, status__isnull=True).delete()
-    except DatabaseError:  # the claim then lapses after IDEMPOTENCY_CLAIM_SECONDS
+    except DatabaseError:
         logger.warning("Could not release the claim of %s %r", HEADER, record.key)
 
 
 class IdempotentCreateMixin:
     """`create` honours `Idempotency-Key` (see the module); put it before the viewset's bases.
 
-    A successful answer is stored in the create's own transaction, so a process killed after
-    the write cannot leave the write without its answer (a retry would create again). An error
-    answer wrote nothing, and is stored (4xx) or forgotten (5xx) once DRF has made it.
+    A successful answer is stored in the create's own transaction, which also holds the claim's
+    row lock: a process killed after the write cannot leave the write without its answer, and a
+    failure to store the answer undoes the write (a 503, and the retry runs again). An error
+    answer wrote nothing; it is stored once DRF has made it, or forgotten when it says to try
+    again.
     """
 
     def create(self, request, *args, **kwargs):
@@ -220,25 +248,39 @@ class IdempotentCreateMixin:
             return outcome
         request.idempotency_claim = outcome
         with transaction.atomic():
+            hold(outcome)
             response = super().create(request, *args, **kwargs)
-            # The answer as it will be sent (DRF's own finalizing picks the renderer).
-            response = self.finalize_response(request, response, *args, **kwargs)
+            # The answer as it will be sent: DRF's own finalizing picks the renderer.
+            response = super().finalize_response(request, response, *args, **kwargs)
+            if is_kept(response):
+                store(outcome, response)
+                request.idempotency_claim = None
         return response
 
     def handle_exception(self, exc):
         try:
             return super().handle_exception(exc)
         except Exception:
-            claimed = getattr(self.request, "idempotency_claim", None)
-            if claimed is not None:
-                self.request.idempotency_claim = None
-                release(claimed)
+            self._forget_claim()
             raise
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         claimed = getattr(request, "idempotency_claim", None)
         if claimed is not None:
-            request.idempotency_claim = None
-            finish(claimed, response)
+            if is_kept(response):
+                request.idempotency_claim = None
+                try:
+                    store(claimed, response)
+                except DatabaseError:
+                    logger.warning("Could not store the answer under %s %r", HEADER, claimed.key)
+                    self._forget_claim(claimed)
+            else:
+                self._forget_claim()
         return response
+
+    def _forget_claim(self, claimed=None) -> None:
+        claimed = claimed or getattr(self.request, "idempotency_claim", None)
+        self.request.idempotency_claim = None
+        if claimed is not None:
+            release(claimed)

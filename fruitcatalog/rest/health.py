@@ -93,6 +93,9 @@ class HealthView(APIView):
         auth=[],
     )
     def get(self, request):
+        # This request is done with its own connection: the probe has its own, and waiting for
+        # it must not count against (and cut) this worker's healthy connection.
+        WATCHDOG.disarm()
         if not database_confirmed():
             return Response(
                 {"status": "error", "database": "unavailable", "version": settings.VERSION},

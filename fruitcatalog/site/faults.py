@@ -2,10 +2,15 @@
 
 DRF's exception handler answers the API's views (JSON). This covers everything else: the public
 site and the admin get an HTML 503 page in the site's style, other paths under /api/ the API's
-JSON 503; both carry `Retry-After`, neither logs a traceback.
+JSON 503; both carry `Retry-After`. Views' errors reach the middleware below (one log line, no
+traceback); errors of other middleware (a session saved while logging in) reach Django's 500
+handler, `server_error`, which answers them the same way.
 """
 
+import sys
+
 from django.http import HttpResponse
+from django.views import defaults
 
 from fruitcatalog.rest.exceptions import (
     RETRY_AFTER_SECONDS,
@@ -39,3 +44,13 @@ class DatabaseUnavailableMiddleware:
         if request.path_info.startswith("/api/"):
             return database_error_response(exception, request.path)
         return unavailable_page(request, exception)
+
+
+def server_error(request):
+    """Django's 500 handler: a 503 when the database or cache is what failed, else the 500."""
+    error = sys.exc_info()[1]
+    if error is not None and is_unavailable(error):
+        if request.path_info.startswith("/api/"):
+            return database_error_response(error, request.path)
+        return unavailable_page(request, error)
+    return defaults.server_error(request)

@@ -5,9 +5,9 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection, connections
+from django.db import IntegrityError, OperationalError, connection, connections
 from django.test.client import encode_multipart
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -15,7 +15,6 @@ from rest_framework.test import APIClient
 
 from catalog.models import Fruit, FruitImage
 from fruitcatalog.idempotency.models import IdempotentRequest
-from fruitcatalog.rest.curators import CURATORS_GROUP
 from fruitcatalog.testing.media import make_object_png
 from publications.models import Publication, PublicationFruitImage
 from publications.services import publication_link_fruit
@@ -142,6 +141,49 @@ def test_an_answer_of_5xx_is_not_kept(curator_client, monkeypatch):
     assert post_fruit(curator_client, "retry-me").status_code == 201
 
 
+def test_a_try_again_answer_is_not_kept(curator_client, monkeypatch):
+    from catalog import views
+
+    def lose_a_race(**fields):
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(views, "fruit_create", lose_a_race)
+    assert post_fruit(curator_client, "raced").status_code == 409
+    monkeypatch.undo()
+    again = post_fruit(curator_client, "raced")
+    assert again.status_code == 201 and not again.has_header("Idempotent-Replayed")
+
+
+def test_an_answer_that_cannot_be_stored_undoes_the_write(curator_client, monkeypatch):
+    from fruitcatalog.idempotency import mixins
+
+    def database_gone(record, response):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(mixins, "store", database_gone)
+    response = post_fruit(curator_client, "lost")
+    assert response.status_code == 503 and response["Retry-After"]
+    assert not Fruit.objects.exists()  # the client was not told 201 for a fruit that is gone
+    monkeypatch.undo()
+    assert post_fruit(curator_client, "lost").status_code == 201
+    assert Fruit.objects.count() == 1
+
+
+def test_a_claim_left_by_a_request_that_ended_is_taken_over(curator_client, settings):
+    """PostgreSQL knows at once (the claim's row is not locked); SQLite waits for the lapse."""
+    IdempotentRequest.objects.create(
+        user=curator_client.user,
+        key="ended",
+        fingerprint=_fingerprint_of_a_fruit_post(curator_client),
+        created_at=timezone.now() - timedelta(seconds=5),
+    )
+    response = post_fruit(curator_client, "ended")
+    if connection.vendor == "postgresql":
+        assert response.status_code == 201 and Fruit.objects.count() == 1
+    else:
+        assert response.status_code == 409 and not Fruit.objects.exists()
+
+
 def test_a_multipart_upload_rebuilt_with_a_new_boundary_is_the_same_request(
     curator_client, fruit_factory
 ):
@@ -216,8 +258,8 @@ def test_two_concurrent_requests_with_one_key_create_once(monkeypatch):
         pytest.skip("needs PostgreSQL's concurrent sessions")
     from catalog import views
 
-    user = User.objects.create_user("concurrent")
-    user.groups.add(Group.objects.get(name=CURATORS_GROUP))
+    # A superuser: transactional tests flush the Curators group its data migration made.
+    user = User.objects.create_superuser("concurrent")
     token = Token.objects.create(user=user)
     second_answered = threading.Event()
     original_create = views.fruit_create

@@ -79,3 +79,28 @@ def test_the_favicon_browsers_ask_for_is_the_sites_icon(client):
 def test_pages_answer_get_and_head_only(client, path):
     assert client.post(path).status_code == 405
     assert client.head("/").status_code == 200
+
+
+def test_a_database_lost_while_saving_the_login_session_is_the_503_page(client, monkeypatch):
+    """An error in middleware (the session saved after a login), not in a view."""
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import OperationalError
+
+    User.objects.create_superuser("admin", password="a-long-password-123")
+
+    create_session = SessionStore.save
+
+    def database_gone(self, must_create=False):
+        if must_create:  # the login view creates the session; the middleware saves it after
+            return create_session(self, must_create=True)
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(SessionStore, "save", database_gone)
+    client.raise_request_exception = False
+    response = client.post(
+        "/admin/login/", {"username": "admin", "password": "a-long-password-123"}
+    )
+    assert response.status_code == 503
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert response["Retry-After"] and b"Temporarily unavailable" in response.content

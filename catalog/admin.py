@@ -38,12 +38,15 @@ from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 
 
 class FruitSynonymInline(admin.TabularInline):
-    """The fruit's synonyms, in their order; validated and saved as one list."""
+    """The fruit's other names with their kind, language and note, in their order; validated
+    and saved as one list."""
 
     model = FruitSynonym
     form = SynonymForm
     formset = SynonymFormSet
-    fields = ["name", "position"]
+    fields = ["name", "kind", "language", "note", "position"]
+    verbose_name = "other name"
+    verbose_name_plural = "other names (synonyms, trade names, translations, historic names)"
     extra = 1
     max_num = SYNONYMS_MAX
     classes = ["catalog-compact"]

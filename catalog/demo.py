@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create
-from catalog.validators import clean_synonyms
+from catalog.validators import clean_names
 
 BACKGROUND = (246, 243, 236)  # a plain light paper tone: the thumbnail crop finds the fruit on it
 SUPERSAMPLE = 2  # drawn at 2x and scaled down: smooth edges without an anti-aliasing library
@@ -372,7 +372,9 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
         fruit = fruit_create(
             name=demo.name,
             type=demo.type,
-            synonym_names=clean_synonyms(list(demo.synonyms), fruit_name=demo.name),
+            names=clean_names(
+                [{"name": name} for name in demo.synonyms], fruit_name=demo.name
+            ),
         )
         # Through the save hook, like an upload: metadata and thumbnail are computed on save.
         FruitImage.objects.create(fruit=fruit, data=draw_fruit(demo))

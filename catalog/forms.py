@@ -3,9 +3,9 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from catalog.models import Fruit, FruitImage, FruitSynonym
-from catalog.services import fruit_set_synonyms, next_catalog_number
-from catalog.validators import clean_synonyms
+from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitSynonym, NameKind
+from catalog.services import fruit_set_names, next_catalog_number
+from catalog.validators import clean_names
 from fruitcatalog.blobs.forms import ImageUploadForm
 
 
@@ -31,15 +31,15 @@ class FruitAdminForm(forms.ModelForm):
 
 
 class SynonymFormSet(forms.BaseInlineFormSet):
-    """The synonyms of one fruit, validated and written as a whole like the API's list field.
+    """The other names of one fruit, validated and written as a whole like the API's `names`.
 
-    Saving replaces the whole set through `fruit_set_synonyms` (see `save`), so renaming two
-    synonyms into each other, or deleting "Boskoop" while adding "boskoop", never trips the
+    Saving replaces the whole set through `fruit_set_names` (see `save`), so renaming two names
+    into each other, or deleting "Boskoop" while adding "boskoop", never trips the
     case-insensitive unique constraint half-way through.
     """
 
     def clean(self):
-        """Order the kept synonyms by position and check the whole list with `clean_synonyms`."""
+        """Order the kept names by position and check the whole list with `clean_names`."""
         super().clean()
         if any(self.errors):
             return
@@ -50,11 +50,12 @@ class SynonymFormSet(forms.BaseInlineFormSet):
                 continue
             # Rows without a position go last, in the order they appear on the page.
             position = data.get("position")
-            kept.append((position is None, position or 0, index, data["name"]))
-        kept.sort()
+            record = {field: data.get(field) or "" for field in NAME_FIELDS}
+            kept.append((position is None, position or 0, index, record))
+        kept.sort(key=lambda entry: entry[:3])
         try:
-            self.synonym_names = clean_synonyms(
-                [name for *_, name in kept], fruit_name=self.instance.name or ""
+            self.name_records = clean_names(
+                [record for *_, record in kept], fruit_name=self.instance.name or ""
             )
         except ValidationError as error:
             raise ValidationError(error.messages) from None
@@ -72,23 +73,32 @@ class SynonymFormSet(forms.BaseInlineFormSet):
         # Read from the database: validation has already written the new values onto the
         # instances of the initial forms.
         before = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
-        names = getattr(self, "synonym_names", [])
-        fruit_set_synonyms(fruit=self.instance, names=names)
+        records = getattr(self, "name_records", [])
+        names = [record["name"] for record in records]
+        fruit_set_names(fruit=self.instance, names=records)
         after = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
         self.new_objects = [after[name] for name in names if name not in before]
         self.deleted_objects = [s for name, s in before.items() if name not in after]
         self.changed_objects = [
-            (after[name], ["position"])
+            (after[name], changed)
             for name, old in before.items()
-            if name in after and after[name].position != old.position
+            if name in after
+            and (
+                changed := [
+                    field
+                    for field in ("position", "kind", "language", "note")
+                    if getattr(after[name], field) != getattr(old, field)
+                ]
+            )
         ]
         self.saved_forms = []
         return list(after.values())
 
 
 class SynonymForm(forms.ModelForm):
-    """One synonym row; an empty position puts the synonym at the end."""
+    """One name row; an empty position puts the name at the end."""
 
+    kind = forms.ChoiceField(choices=NameKind.choices, initial=NameKind.SYNONYM, required=False)
     position = forms.IntegerField(
         required=False,
         min_value=0,
@@ -97,7 +107,11 @@ class SynonymForm(forms.ModelForm):
 
     class Meta:
         model = FruitSynonym
-        fields = ["name", "position"]
+        fields = ["name", "kind", "language", "note", "position"]
+        widgets = {
+            "language": forms.TextInput(attrs={"size": 3, "placeholder": "de"}),
+            "note": forms.TextInput(attrs={"size": 24}),
+        }
 
 
 class FruitImageAdminForm(ImageUploadForm):

@@ -1,9 +1,11 @@
 """Fruits, their synonyms and images."""
 
+import json
+
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, JSONArray
 from django.urls import reverse
 from django.utils.functional import cached_property
 
@@ -19,6 +21,7 @@ from fruitcatalog.db.expressions import ListSubquery
 from fruitcatalog.db.search import SearchQuerySetMixin, name_key, search_document
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
+NAME_FIELDS = ("name", "kind", "language", "note")  # a name record's fields, in API order
 
 
 class FruitType(models.TextChoices):
@@ -50,11 +53,11 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         `Fruit.card_thumbnail` turns into a versioned URL and a size. Correlated subqueries
         rather than JOIN + GROUP BY, so the database computes them only for the rows of the
         page; each card subquery is one probe of the card index (`catalog_fruitimage_card_idx`).
-        `synonyms_in_order` holds the synonyms' names (`Fruit.synonym_names`), in their order.
+        `names_in_order` holds the other names' records (`Fruit.name_records`), in their order.
         """
         images = FruitImage.objects.filter(fruit=OuterRef("pk"))
         card = images.in_card_order()
-        synonyms = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
+        names = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
         return self.annotate(
             image_count=Coalesce(
                 Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
@@ -63,7 +66,9 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
             card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
             card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
             card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
-            synonyms_in_order=ListSubquery(synonyms.values("name")),
+            names_in_order=ListSubquery(
+                names.values(entry=JSONArray("name", "kind", "language", "note"))
+            ),
         )
 
     def with_card_choice(self):
@@ -177,18 +182,37 @@ class Fruit(models.Model):
         return ImageSource(versioned(path, sha256), width, height)
 
     @property
-    def synonym_names(self) -> list[str]:
-        """Synonyms in their stored order: from `with_list_data()`, else the prefetch or a query."""
-        names = self.__dict__.get("synonyms_in_order")
-        if names is not None:
-            return names
-        return [synonym.name for synonym in self.synonyms.all()]
+    def name_records(self) -> list[dict]:
+        """The other names' records in their stored order (`name`, `kind`, `language`, `note`):
+        from `with_list_data()`, else the prefetch or a query."""
+        rows = self.__dict__.get("names_in_order")
+        if rows is not None:
+            # SQLite hands each row over as JSON text, PostgreSQL as a list.
+            rows = [json.loads(row) if isinstance(row, str) else row for row in rows]
+            return [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
+        return [name.as_record() for name in self.synonyms.all()]
 
-    def refresh_search_text(self, synonym_names=None):
-        """Recompute the search column from name, synonyms and catalog number, and store it."""
-        if synonym_names is None:
-            synonym_names = list(self.synonyms.order_by("position").values_list("name", flat=True))
-        self.search_text = search_document(self.catalog_number, self.name, *synonym_names)
+    @property
+    def names_by_kind(self) -> list[tuple[str, list[dict]]]:
+        """The other names grouped by kind for a page, kinds in `NAME_GROUPS` order."""
+        records = self.name_records
+        groups = []
+        for kind, label in NAME_GROUPS:
+            members = [record for record in records if record["kind"] == kind]
+            if members:
+                groups.append((label, members))
+        return groups
+
+    @property
+    def synonym_names(self) -> list[str]:
+        """The other names' texts, in their order."""
+        return [record["name"] for record in self.name_records]
+
+    def refresh_search_text(self, names: list[str] | None = None):
+        """Recompute the search column from name, other names and catalog number, and store it."""
+        if names is None:
+            names = list(self.synonyms.order_by("position").values_list("name", flat=True))
+        self.search_text = search_document(self.catalog_number, self.name, *names)
         Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
 
 
@@ -211,14 +235,43 @@ class CatalogNumberMark(models.Model):
         return f"highest automatic catalog number: {self.highest_assigned}"
 
 
+class NameKind(models.TextChoices):
+    """What kind of name a fruit's other name is."""
+
+    SYNONYM = "synonym", "Synonym"
+    TRADE_NAME = "trade_name", "Trade name"
+    TRANSLATION = "translation", "Translation"
+    HISTORIC = "historic", "Historic name"
+    MISAPPLIED = "misapplied", "Misapplied name"
+
+
+NAME_NOTE_MAX = 500
+# How a page heads each kind of name, in the order it shows them.
+NAME_GROUPS = [
+    (NameKind.SYNONYM, "Also known as"),
+    (NameKind.TRANSLATION, "In other languages"),
+    (NameKind.TRADE_NAME, "Sold as"),
+    (NameKind.HISTORIC, "Historic names"),
+    (NameKind.MISAPPLIED, "Misapplied names (used wrongly for this variety)"),
+]
+
+
 class FruitSynonym(models.Model):
-    """Another name a fruit is known by."""
+    """Another name a fruit is known by: its text, kind, language and a note, in their order.
+
+    (Named for the bare synonyms it started as; the API calls these records `names`.)
+    """
 
     fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="synonyms")
     name = models.CharField(max_length=200)
     # Text, not CharField(200): casefolding can lengthen a name ("ß" becomes "ss").
     name_key = models.TextField(editable=False)
     position = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=16, choices=NameKind.choices, default=NameKind.SYNONYM)
+    language = models.CharField(
+        max_length=2, blank=True, default="", help_text="ISO 639-1 code, e.g. de; empty if any."
+    )
+    note = models.TextField(blank=True, default="", max_length=NAME_NOTE_MAX)
 
     class Meta:
         ordering = ["position", "pk"]
@@ -227,6 +280,13 @@ class FruitSynonym(models.Model):
                 fields=["fruit", "name_key"], name="fruitsynonym_unique_name_key_per_fruit"
             ),
             models.CheckConstraint(condition=~Q(name=""), name="fruitsynonym_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(kind__in=NameKind.values), name="fruitsynonym_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(language="") | Q(language__regex=r"^[a-z][a-z]$"),
+                name="fruitsynonym_language_two_letters",
+            ),
         ]
 
     def __str__(self):
@@ -236,6 +296,15 @@ class FruitSynonym(models.Model):
         """Keep the uniqueness key in step with the name, then save."""
         self.name_key = name_key(self.name)
         super().save(*args, **kwargs)
+
+    def as_record(self) -> dict:
+        """The name as the API writes it: `name`, `kind`, `language`, `note`."""
+        return {
+            "name": self.name,
+            "kind": str(self.kind),
+            "language": self.language,
+            "note": self.note,
+        }
 
 
 class FruitImageQuerySet(ThumbnailedImageQuerySet):

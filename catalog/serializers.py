@@ -9,8 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
-from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitImage
-from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_synonyms
+from catalog.models import CATALOG_NUMBER_MAX, NAME_NOTE_MAX, Fruit, FruitImage, NameKind
+from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_names, names_from_synonyms
 from fruitcatalog.blobs.serializers import (
     NULLABLE_URL,
     VERSIONED,
@@ -49,6 +49,29 @@ class ImageInfoSerializer(ThumbnailedImageSerializer):
         model = FruitImage
 
 
+class NameSerializer(serializers.Serializer):
+    """One of a fruit's other names: its text, kind, language and a note."""
+
+    name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
+    kind = serializers.ChoiceField(
+        choices=NameKind.choices,
+        default=NameKind.SYNONYM,
+        help_text=(
+            "`synonym`; `trade_name`, a marketing name; `translation`, the name in another "
+            "language; `historic`, an older name or spelling; `misapplied`, a name wrongly used "
+            "for this variety (search finds it, pages label it)."
+        ),
+    )
+    language = serializers.RegexField(
+        r"^[a-z]{2}$|^$",
+        max_length=2,
+        allow_blank=True,
+        default="",
+        help_text='"" or a two-letter lowercase ISO 639-1 code, e.g. `de`.',
+    )
+    note = TextField(max_length=NAME_NOTE_MAX, allow_blank=True, default="", trim_whitespace=True)
+
+
 class FruitSerializer(TextModelSerializer):
     """A fruit as listed: identity, names, type, card thumbnail and image count.
 
@@ -74,7 +97,21 @@ class FruitSerializer(TextModelSerializer):
         child=TextField(max_length=TEXT_MAX, trim_whitespace=True),
         max_length=SYNONYMS_MAX,
         required=False,
-        help_text="Other names, order kept; writing the field replaces the whole list.",
+        help_text=(
+            "The texts of `names`, in their order. Writing it replaces the names, keeping the "
+            "kind, language and note of every name whose text is unchanged (new ones are "
+            "`synonym`). Not together with `names` (400)."
+        ),
+    )
+    names = BoundedListField(
+        source="name_records",
+        child=NameSerializer(),
+        max_length=SYNONYMS_MAX,
+        required=False,
+        help_text=(
+            "The fruit's other names, in their order, each unique within the fruit and not its "
+            "`name` (compared ignoring case); writing the field replaces the whole list."
+        ),
     )
     thumbnail_url = serializers.SerializerMethodField(
         help_text=(
@@ -104,6 +141,7 @@ class FruitSerializer(TextModelSerializer):
             "name",
             "type",
             "synonyms",
+            "names",
             "thumbnail_url",
             "card_image_id",
             "image_count",
@@ -133,12 +171,14 @@ class FruitSerializer(TextModelSerializer):
         here.
         """
         zone = self._time_zone
+        names = instance.name_records
         return {
             "id": instance.pk,
             "catalog_number": instance.catalog_number,
             "name": instance.name,
             "type": str(instance.type),
-            "synonyms": list(instance.synonym_names),
+            "synonyms": [record["name"] for record in names],
+            "names": names,
             "thumbnail_url": self.get_thumbnail_url(instance),
             "card_image_id": instance.chosen_card_image_id,
             "image_count": instance.image_count,
@@ -152,19 +192,29 @@ class FruitSerializer(TextModelSerializer):
         return value
 
     def validate(self, attrs):
+        """Both kinds of write become `names` records, checked as a whole (`clean_names`)."""
+        if "synonym_names" in attrs and "name_records" in attrs:
+            raise serializers.ValidationError(
+                {"names": ["Send either `names` or `synonyms`, not both."]}
+            )
         name = attrs.get("name", getattr(self.instance, "name", ""))
+        current = self.instance.name_records if self.instance is not None else []
         if "synonym_names" in attrs:
-            synonyms = attrs["synonym_names"]
+            field = "synonyms"
+            records = names_from_synonyms(attrs.pop("synonym_names"), current=current)
+        elif "name_records" in attrs:
+            field = "names"
+            records = [dict(record) for record in attrs.pop("name_records")]
         elif self.instance is not None and "name" in attrs:
-            synonyms = self.instance.synonym_names  # a rename must not collide with a synonym
+            field, records = "synonyms", current  # a rename must not collide with another name
         else:
             return attrs
         try:
-            cleaned = clean_synonyms(synonyms, fruit_name=name)
+            cleaned = clean_names(records, fruit_name=name)
         except DjangoValidationError as error:
-            raise serializers.ValidationError({"synonyms": error.messages}) from None
-        if "synonym_names" in attrs:
-            attrs["synonym_names"] = cleaned
+            raise serializers.ValidationError({field: error.messages}) from None
+        if records is not current:
+            attrs["names"] = cleaned
         return attrs
 
 

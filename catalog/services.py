@@ -51,25 +51,31 @@ def assign_catalog_number() -> int:
     return number
 
 
-def fruit_set_synonyms(*, fruit: Fruit, names: list[str]) -> None:
-    """Replace the fruit's synonyms with `names` (already cleaned), keeping their order."""
+def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
+    """Replace the fruit's other names with `names` (records checked by `clean_names`), in order."""
     FruitSynonym.objects.filter(fruit=fruit).delete()
     FruitSynonym.objects.bulk_create(
-        FruitSynonym(fruit=fruit, name=name, name_key=name_key(name), position=index)
-        for index, name in enumerate(names)
+        FruitSynonym(
+            fruit=fruit,
+            name=record["name"],
+            name_key=name_key(record["name"]),
+            position=index,
+            kind=record["kind"],
+            language=record["language"],
+            note=record["note"],
+        )
+        for index, record in enumerate(names)
     )
-    fruit.__dict__.pop("synonyms_in_order", None)  # what `with_list_data()` read is stale now
+    fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
 
 
-def fruit_save(
-    *, fruit: Fruit, synonym_names: list[str] | None = None, card_image_id=UNCHANGED
-) -> Fruit:
+def fruit_save(*, fruit: Fruit, names: list[dict] | None = None, card_image_id=UNCHANGED) -> Fruit:
     """Store a new or changed fruit; an empty catalog number gets the next, never used before.
 
     Assignments are serialised (`lock_catalog_numbers`). A changed fruit is locked first and
     updated, never inserted again: a fruit deleted meanwhile raises `Fruit.DoesNotExist`.
-    `synonym_names`, when given, replace the synonyms; the search column follows name, number
-    and synonyms. `card_image_id`, when given, chooses the card image (`fruit_set_card_image`).
+    `names`, when given, replace the other names; the search column follows name, number and
+    names. `card_image_id`, when given, chooses the card image (`fruit_set_card_image`).
     """
     wants_number = fruit.catalog_number is None
     adding = fruit._state.adding
@@ -81,11 +87,13 @@ def fruit_save(
                 if wants_number:
                     fruit.catalog_number = assign_catalog_number()
                 fruit.save(force_insert=adding, force_update=not adding)
-                if synonym_names is not None:
-                    fruit_set_synonyms(fruit=fruit, names=synonym_names)
+                if names is not None:
+                    fruit_set_names(fruit=fruit, names=names)
                 if card_image_id is not UNCHANGED:
                     _set_card_image(fruit_id=fruit.pk, image_id=card_image_id)
-                fruit.refresh_search_text(synonym_names)
+                fruit.refresh_search_text(
+                    None if names is None else [record["name"] for record in names]
+                )
                 return fruit
         except IntegrityError:
             if adding:
@@ -96,22 +104,18 @@ def fruit_save(
     raise AssertionError("unreachable")
 
 
-def fruit_create(
-    *, synonym_names: list[str] | None = None, card_image_id=UNCHANGED, **fields
-) -> Fruit:
-    """Create a fruit with its synonyms (a new fruit has no image to choose: only None passes)."""
-    return fruit_save(
-        fruit=Fruit(**fields), synonym_names=synonym_names or [], card_image_id=card_image_id
-    )
+def fruit_create(*, names: list[dict] | None = None, card_image_id=UNCHANGED, **fields) -> Fruit:
+    """Create a fruit with its names (a new fruit has no image to choose: only None passes)."""
+    return fruit_save(fruit=Fruit(**fields), names=names or [], card_image_id=card_image_id)
 
 
 def fruit_update(
-    *, fruit: Fruit, synonym_names: list[str] | None = None, card_image_id=UNCHANGED, **fields
+    *, fruit: Fruit, names: list[dict] | None = None, card_image_id=UNCHANGED, **fields
 ) -> Fruit:
-    """Update a fruit's fields and, when given, replace its synonyms and choose its card image."""
+    """Update a fruit's fields and, when given, replace its names and choose its card image."""
     for name, value in fields.items():
         setattr(fruit, name, value)
-    return fruit_save(fruit=fruit, synonym_names=synonym_names, card_image_id=card_image_id)
+    return fruit_save(fruit=fruit, names=names, card_image_id=card_image_id)
 
 
 def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:

@@ -4,6 +4,7 @@ import factory
 
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create, fruit_set_card_image
+from catalog.validators import clean_names
 from fruitcatalog.testing.media import make_object_png
 
 
@@ -17,8 +18,10 @@ class FruitFactory(factory.Factory):
     type = FruitType.APPLE
 
     @classmethod
-    def _create(cls, model_class, *args, synonyms=(), **kwargs):
-        return fruit_create(synonym_names=list(synonyms), **kwargs)
+    def _create(cls, model_class, *args, synonyms=(), names=None, **kwargs):
+        """`synonyms`: plain names; `names`: records (`{"name": ..., "kind": ...}`)."""
+        records = names if names is not None else [{"name": name} for name in synonyms]
+        return fruit_create(names=clean_names(records, fruit_name=kwargs["name"]), **kwargs)
 
 
 def varied_fruits() -> list:

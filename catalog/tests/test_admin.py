@@ -233,8 +233,8 @@ def test_add_fruit_with_synonyms_keeps_their_order_and_assigns_the_next_number(
 @pytest.mark.parametrize(
     ("synonyms", "message"),
     [
-        ([("Boskoop", ""), (" boskoop ", "")], "Duplicate synonym: &#x27;boskoop&#x27;."),
-        ([("schöner aus boskoop", "")], "is the fruit&#x27;s own name, not a synonym."),
+        ([("Boskoop", ""), (" boskoop ", "")], "Duplicate name: &#x27;boskoop&#x27;."),
+        ([("schöner aus boskoop", "")], "is the fruit&#x27;s own name, not another name of it."),
     ],
 )
 def test_invalid_synonyms_are_a_form_error_and_nothing_is_saved(admin_client, synonyms, message):

@@ -3,6 +3,7 @@
 import pytest
 
 from catalog.models import Fruit, FruitSynonym
+from catalog.validators import clean_names
 
 pytestmark = pytest.mark.django_db
 
@@ -381,12 +382,14 @@ def test_a_fruit_without_synonyms_lists_an_empty_list(anon_client, fruit_factory
 
 
 def test_a_fruit_read_for_a_list_shows_its_new_synonyms_after_they_are_set(fruit_factory):
-    from catalog.services import fruit_set_synonyms
+    from catalog.services import fruit_set_names
 
     fruit = fruit_factory(name="Apfel", synonyms=["Eins"])
     listed = Fruit.objects.with_list_data().get(pk=fruit.pk)
     assert listed.synonym_names == ["Eins"]
-    fruit_set_synonyms(fruit=listed, names=["Zwei", "Drei"])
+    fruit_set_names(
+        fruit=listed, names=clean_names([{"name": "Zwei"}, {"name": "Drei"}], fruit_name="Apfel")
+    )
     assert listed.synonym_names == ["Zwei", "Drei"]
 
 
@@ -413,3 +416,74 @@ def test_an_explicit_number_raises_the_next_only_while_a_fruit_holds_it(curator_
     # 51 was assigned automatically: it stays used; 50 was explicit and is free to give again.
     assert create(curator_client, name="C", type="pear").json()["catalog_number"] == 52
     assert create(curator_client, name="D", type="pear", catalog_number=50).status_code == 201
+
+
+# Typed names
+
+
+BOSKOOP_NAMES = [
+    {"name": "Boskoop", "kind": "synonym", "language": "nl", "note": ""},
+    {"name": "Belle de Boskoop", "kind": "translation", "language": "fr", "note": ""},
+    {"name": "Renette von Montfort", "kind": "historic", "language": "de", "note": "before 1860"},
+]
+
+
+def test_names_are_typed_records_in_their_order_and_synonyms_are_their_texts(
+    curator_client, anon_client
+):
+    response = create(
+        curator_client, name="Schöner aus Boskoop", type="apple", names=BOSKOOP_NAMES
+    )
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["names"] == BOSKOOP_NAMES
+    assert body["synonyms"] == ["Boskoop", "Belle de Boskoop", "Renette von Montfort"]
+    listed = anon_client.get(FRUITS).json()["results"][0]
+    assert listed["names"] == BOSKOOP_NAMES and listed["synonyms"] == body["synonyms"]
+
+
+def test_a_name_gets_its_defaults(curator_client):
+    body = create(curator_client, name="Apfel", type="apple", names=[{"name": "Eins"}]).json()
+    assert body["names"] == [{"name": "Eins", "kind": "synonym", "language": "", "note": ""}]
+
+
+def test_writing_synonyms_keeps_what_is_known_of_unchanged_names(curator_client):
+    fruit = create(
+        curator_client, name="Schöner aus Boskoop", type="apple", names=BOSKOOP_NAMES
+    ).json()
+    response = curator_client.patch(
+        f"{FRUITS}/{fruit['id']}", {"synonyms": ["Belle de Boskoop", "Boskoper"]}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["names"] == [
+        {"name": "Belle de Boskoop", "kind": "translation", "language": "fr", "note": ""},
+        {"name": "Boskoper", "kind": "synonym", "language": "", "note": ""},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        ([{"name": "X", "kind": "nickname"}], "is not a valid choice"),
+        ([{"name": "X", "language": "deu"}], ""),
+        ([{"name": "X", "language": "DE"}], ""),
+        ([{"name": "X", "language": "xx"}], "ISO 639-1"),
+        ([{"name": "X", "note": "n" * 501}], "500"),
+        ([{"name": "Boskoop"}, {"name": "BOSKOOP"}], "Duplicate name"),
+        ([{"name": "apfel"}], "own name"),
+        ([{"name": ""}], ""),
+    ],
+)
+def test_bad_names_are_a_400_and_nothing_is_stored(curator_client, names, message):
+    response = create(curator_client, name="Apfel", type="apple", names=names)
+    assert response.status_code == 400
+    assert "names" in response.json() and message in str(response.json()["names"])
+    assert not Fruit.objects.exists() and not FruitSynonym.objects.exists()
+
+
+def test_names_and_synonyms_together_are_a_400(curator_client):
+    response = create(
+        curator_client, name="Apfel", type="apple", names=[{"name": "A"}], synonyms=["B"]
+    )
+    assert response.status_code == 400 and "names" in response.json()
+    assert not Fruit.objects.exists()

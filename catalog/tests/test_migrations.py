@@ -127,3 +127,27 @@ def test_the_catalog_number_mark_starts_at_the_highest_number_held(migrator):
     back = migrator.apply_tested_migration(("catalog", "0017_fruit_type_order_index"))
     assert back.apps.get_model("catalog", "Fruit").objects.count() == 3
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_synonyms_become_typed_names_in_their_order_and_back(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0018_catalog_number_mark"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    FruitSynonym = old_state.apps.get_model("catalog", "FruitSynonym")
+    fruit = Fruit.objects.create(name="Schöner aus Boskoop", type="apple")
+    for position, name in enumerate(["Boskoop", "Belle de Boskoop"]):
+        FruitSynonym.objects.create(
+            fruit=fruit, name=name, name_key=name.casefold(), position=position
+        )
+
+    new_state = migrator.apply_tested_migration(("catalog", "0019_typed_names"))
+    names = new_state.apps.get_model("catalog", "FruitSynonym").objects.order_by("position")
+    assert [(n.name, n.kind, n.language, n.note) for n in names] == [
+        ("Boskoop", "synonym", "", ""),
+        ("Belle de Boskoop", "synonym", "", ""),
+    ]
+
+    back = migrator.apply_tested_migration(("catalog", "0018_catalog_number_mark"))
+    names = back.apps.get_model("catalog", "FruitSynonym").objects.order_by("position")
+    assert [n.name for n in names] == ["Boskoop", "Belle de Boskoop"]
+    migrator.reset()

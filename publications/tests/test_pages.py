@@ -191,3 +191,27 @@ def test_an_unknown_publication_is_the_sites_404_page(client):
 
     assert response.status_code == 404
     assert "There is no publication with this number." in text_of(response)
+
+
+def test_a_fruit_page_groups_the_names_by_kind_with_their_language(client, fruit_factory):
+    fruit = fruit_factory(
+        name="Schöner aus Boskoop",
+        names=[
+            {"name": "Boskoop", "language": "nl"},
+            {"name": "Belle de Boskoop", "kind": "translation", "language": "fr"},
+            {"name": "Renette von Montfort", "kind": "historic", "note": "before 1860"},
+            {"name": "Kaiser Alexander", "kind": "misapplied"},
+        ],
+    )
+    groups = re.findall(
+        r"<dt>([^<]+)</dt>\s*<dd>(.*?)</dd>",
+        client.get(f"/fruits/{fruit.pk}/").content.decode(),
+        re.S,
+    )
+    shown = {label: re.sub(r"<[^>]+>", "", names) for label, names in groups}
+    assert shown == {
+        "Also known as": "Boskoop (nl)",
+        "In other languages": "Belle de Boskoop (fr)",
+        "Historic names": "Renette von Montfort \u2013 before 1860",
+        "Misapplied names (used wrongly for this variety)": "Kaiser Alexander",
+    }

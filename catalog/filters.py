@@ -3,6 +3,7 @@
 import django_filters
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
+from catalog.search import search_fruits
 from fruitcatalog.rest.filters import IntegerFilter, NullsLastOrderingFilter
 
 
@@ -24,7 +25,14 @@ class FruitFilter(django_filters.FilterSet):
     )
     search = django_filters.CharFilter(
         method="filter_search",
-        help_text="Substring of the name, a synonym or the catalog number; any case or accents.",
+        help_text=(
+            "Any name of the fruit (its own, its other names) or its catalog number, ignoring "
+            "case, accents, German transliterations (ä = ae), apostrophes and punctuation, and "
+            "forgiving spelling mistakes. Without `ordering`, results come by relevance: the "
+            "fruit's own name equal to the term first, then another name equal to it, names "
+            "starting with it, names containing it, then the closest spellings; ties in catalog "
+            "order. Each entry's `matched_name` says which other name matched."
+        ),
     )
     catalog_number = IntegerFilter(
         min_value=1, max_value=CATALOG_NUMBER_MAX, help_text="Exact catalog number."
@@ -39,4 +47,4 @@ class FruitFilter(django_filters.FilterSet):
         fields = ["type", "search", "catalog_number"]
 
     def filter_search(self, queryset, name, value):
-        return queryset.search(value)
+        return search_fruits(queryset, value, by_relevance=not self.data.get("ordering"))

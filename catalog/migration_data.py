@@ -39,7 +39,8 @@ def fill_image_metadata(model):
 
 
 def fill_fruit_search_text(fruit_model):
-    """Compute the search column of every fruit of a (historical) fruit model."""
+    """Compute the search column of every fruit of a (historical) fruit model, as the current
+    code stores it (a later refill migration brings every row to the newest form)."""
     last_pk = 0
     while True:
         batch = list(
@@ -51,6 +52,6 @@ def fill_fruit_search_text(fruit_model):
             return
         for fruit in batch:
             names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
-            fruit.search_text = search_document(fruit.catalog_number, fruit.name, *names)
+            fruit.search_text = search_document(fruit.catalog_number, *names, head=fruit.name)
         fruit_model.objects.bulk_update(batch, ["search_text"])
         last_pk = batch[-1].pk

@@ -212,7 +212,7 @@ class Fruit(models.Model):
         """Recompute the search column from name, other names and catalog number, and store it."""
         if names is None:
             names = list(self.synonyms.order_by("position").values_list("name", flat=True))
-        self.search_text = search_document(self.catalog_number, self.name, *names)
+        self.search_text = search_document(self.catalog_number, *names, head=self.name)
         Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
 
 

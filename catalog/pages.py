@@ -4,6 +4,8 @@ from django.views.decorators.http import require_safe
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
+from catalog.search import matched_name, suggestions
+from fruitcatalog.db.search import search_query
 from fruitcatalog.site.pages import render_list_page, url_with
 
 # The sorts the grid offers (the API takes a few more, which the grid honours too).
@@ -24,7 +26,31 @@ def catalog_grid(request):
         "eager_cards": EAGER_CARDS,
         "section": "fruits",
     }
-    return render_list_page(request, "catalog/grid.html", filterset, context, items="fruits")
+    return render_list_page(
+        request,
+        "catalog/grid.html",
+        filterset,
+        context,
+        items="fruits",
+        prepare=lambda page: searched(request, page),
+    )
+
+
+def searched(request, page) -> dict:
+    """With a search: each card's matched name, and "did you mean" links when nothing matched."""
+    text = request.GET.get("search", "")
+    if not search_query(text):
+        return {}
+    for fruit in page.object_list:
+        fruit.matched_name = matched_name(fruit, text)
+    if page.paginator.count:
+        return {}
+    return {
+        "suggestions": [
+            {**suggestion, "url": url_with(request, search=suggestion["name"], page=None)}
+            for suggestion in suggestions(text)
+        ]
+    }
 
 
 def type_chips(request) -> list[dict]:

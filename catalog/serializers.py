@@ -10,7 +10,13 @@ from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
 from catalog.models import CATALOG_NUMBER_MAX, NAME_NOTE_MAX, Fruit, FruitImage, NameKind
-from catalog.validators import SYNONYMS_MAX, TEXT_MAX, clean_names, names_from_synonyms
+from catalog.validators import (
+    ISO_639_1,
+    SYNONYMS_MAX,
+    TEXT_MAX,
+    clean_names,
+    names_from_synonyms,
+)
 from fruitcatalog.blobs.serializers import (
     NULLABLE_URL,
     VERSIONED,
@@ -62,11 +68,13 @@ class NameSerializer(serializers.Serializer):
             "for this variety (search finds it, pages label it)."
         ),
     )
-    language = serializers.RegexField(
-        r"^[a-z]{2}$|^$",
-        max_length=2,
+    language = serializers.ChoiceField(
+        choices=sorted(ISO_639_1),
         allow_blank=True,
         default="",
+        error_messages={
+            "invalid_choice": '"{input}" is not a two-letter lowercase ISO 639-1 language code.'
+        },
         help_text='"" or a two-letter lowercase ISO 639-1 code, e.g. `de`.',
     )
     note = TextField(max_length=NAME_NOTE_MAX, allow_blank=True, default="", trim_whitespace=True)
@@ -132,6 +140,13 @@ class FruitSerializer(TextModelSerializer):
         ),
     )
     image_count = serializers.IntegerField(read_only=True)
+    matched_name = serializers.SerializerMethodField(
+        help_text=(
+            "With `search`: the other name through which the fruit matched (say "
+            '"Belle de Boskoop"), null when it matched through its own name or number. Always '
+            "null without `search`."
+        )
+    )
 
     class Meta:
         model = Fruit
@@ -145,10 +160,14 @@ class FruitSerializer(TextModelSerializer):
             "thumbnail_url",
             "card_image_id",
             "image_count",
+            "matched_name",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["id", "created_at", "updated_at"]
+
+    def get_matched_name(self, fruit) -> str | None:
+        return getattr(fruit, "matched_name", None)
 
     @extend_schema_field(NULLABLE_URL)
     def get_thumbnail_url(self, fruit) -> str | None:
@@ -182,6 +201,7 @@ class FruitSerializer(TextModelSerializer):
             "thumbnail_url": self.get_thumbnail_url(instance),
             "card_image_id": instance.chosen_card_image_id,
             "image_count": instance.image_count,
+            "matched_name": getattr(instance, "matched_name", None),
             "created_at": iso_timestamp(instance.created_at, zone),
             "updated_at": iso_timestamp(instance.updated_at, zone),
         }

@@ -8,6 +8,7 @@ from rest_framework import viewsets
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
+from catalog.search import matched_name, suggestions
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_delete, fruit_update
 from fruitcatalog.blobs.reads import ByteRead
@@ -20,11 +21,54 @@ from fruitcatalog.blobs.schema import (
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
 from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.db.search import search_query
 from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
+from fruitcatalog.rest.pagination import PageNumberPagination
 from fruitcatalog.rest.viewsets import ReadBackMixin
 
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
 IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")
+
+
+class FruitPagination(PageNumberPagination):
+    """The API's pages, with the search's "did you mean" in the envelope (`suggestions`)."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        page = super().paginate_queryset(queryset, request, view)
+        self.suggestions = []
+        text = request.query_params.get("search", "")
+        if page is not None and search_query(text):
+            for fruit in page:
+                fruit.matched_name = matched_name(fruit, text)
+            if self.page.paginator.count == 0:
+                self.suggestions = suggestions(text)
+        return page
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        response.data["suggestions"] = self.suggestions
+        return response
+
+    def get_paginated_response_schema(self, schema):
+        schema = super().get_paginated_response_schema(schema)
+        schema["properties"]["suggestions"] = {
+            "type": "array",
+            "description": (
+                '"Did you mean": [] unless a search matched nothing; then up to 5 of the '
+                "closest names in the catalog, closest first (none when the term resembles "
+                "nothing)."
+            ),
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "fruit_id": {"type": "integer"},
+                },
+                "required": ["name", "fruit_id"],
+            },
+        }
+        schema.setdefault("required", []).append("suggestions")
+        return schema
 
 
 @extend_schema_view(
@@ -53,6 +97,7 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     queryset = Fruit.objects.with_list_data().with_card_choice().in_catalog_order()
     serializer_class = FruitSerializer
     filterset_class = FruitFilter
+    pagination_class = FruitPagination
     lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):

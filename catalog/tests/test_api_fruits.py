@@ -431,9 +431,7 @@ BOSKOOP_NAMES = [
 def test_names_are_typed_records_in_their_order_and_synonyms_are_their_texts(
     curator_client, anon_client
 ):
-    response = create(
-        curator_client, name="Schöner aus Boskoop", type="apple", names=BOSKOOP_NAMES
-    )
+    response = create(curator_client, name="Schöner aus Boskoop", type="apple", names=BOSKOOP_NAMES)
     assert response.status_code == 201, response.json()
     body = response.json()
     assert body["names"] == BOSKOOP_NAMES
@@ -487,3 +485,82 @@ def test_names_and_synonyms_together_are_a_400(curator_client):
     )
     assert response.status_code == 400 and "names" in response.json()
     assert not Fruit.objects.exists()
+
+
+# The forgiving search
+
+
+def names_found(client, search, **params) -> list[str]:
+    body = client.get(FRUITS, {"search": search, **params}).json()
+    return [fruit["name"] for fruit in body["results"]]
+
+
+def test_search_folds_umlauts_both_ways_apostrophes_and_punctuation(anon_client, fruit_factory):
+    fruit_factory(name="Schöner aus Boskoop")
+    fruit_factory(name="Cox's Orange Pippin")
+    fruit_factory(name="Weißer Klarapfel")
+    assert names_found(anon_client, "schoener aus boskoop") == ["Schöner aus Boskoop"]
+    assert names_found(anon_client, "SCHONER") == ["Schöner aus Boskoop"]
+    assert names_found(anon_client, "Coxs Orange") == ["Cox's Orange Pippin"]
+    assert names_found(anon_client, "cox\u2019s orange-pippin") == ["Cox's Orange Pippin"]
+    assert names_found(anon_client, "weisser klarapfel") == ["Weißer Klarapfel"]
+
+
+def test_search_forgives_spelling_mistakes(anon_client, fruit_factory):
+    fruit_factory(name="Gravensteiner")
+    fruit_factory(name="Schöner aus Boskoop", synonyms=["Boskoop"])
+    assert names_found(anon_client, "Gravenstiner") == ["Gravensteiner"]
+    assert names_found(anon_client, "Boskop") == ["Schöner aus Boskoop"]
+
+
+def test_results_come_by_relevance_unless_an_ordering_is_asked(anon_client, fruit_factory):
+    fruit_factory(name="Roter Boskoop", catalog_number=1)  # contains the term
+    fruit_factory(name="Boskoop Glory", catalog_number=2)  # starts with it
+    fruit_factory(
+        name="Schöner aus Boskoop", catalog_number=3, synonyms=["Boskoop"]
+    )  # another name
+    fruit_factory(name="Boskoop", catalog_number=4)  # its own name
+    fruit_factory(name="Boskop Nova", catalog_number=5)  # a spelling away
+    assert names_found(anon_client, "boskoop") == [
+        "Boskoop",
+        "Schöner aus Boskoop",
+        "Boskoop Glory",
+        "Roter Boskoop",
+        "Boskop Nova",
+    ]
+    by_number = names_found(anon_client, "boskoop", ordering="catalog_number")
+    assert by_number == [
+        "Roter Boskoop",
+        "Boskoop Glory",
+        "Schöner aus Boskoop",
+        "Boskoop",
+        "Boskop Nova",
+    ]
+
+
+def test_matched_name_says_which_other_name_matched(anon_client, fruit_factory):
+    fruit_factory(name="Schöner aus Boskoop", synonyms=["Belle de Boskoop"])
+    (found,) = anon_client.get(FRUITS, {"search": "belle de"}).json()["results"]
+    assert found["matched_name"] == "Belle de Boskoop"
+    (found,) = anon_client.get(FRUITS, {"search": "schoner"}).json()["results"]
+    assert found["matched_name"] is None
+    assert anon_client.get(FRUITS).json()["results"][0]["matched_name"] is None
+
+
+def test_a_failed_search_suggests_the_closest_names_and_nonsense_suggests_nothing(
+    anon_client, fruit_factory
+):
+    fruit = fruit_factory(name="Gravensteiner")
+    body = anon_client.get(FRUITS, {"search": "Gravnstainr"}).json()
+    assert body["count"] == 0
+    assert body["suggestions"] == [{"name": "Gravensteiner", "fruit_id": fruit.pk}]
+    nonsense = anon_client.get(FRUITS, {"search": "xqzvw"}).json()
+    assert (nonsense["count"], nonsense["suggestions"]) == (0, [])
+    assert anon_client.get(FRUITS, {"search": "Gravensteiner"}).json()["suggestions"] == []
+    assert anon_client.get(FRUITS).json()["suggestions"] == []
+
+
+def test_numbers_are_matched_exactly_not_fuzzily(anon_client, fruit_factory):
+    fruit_factory(name="A", catalog_number=4711)
+    fruit_factory(name="B", catalog_number=4712)
+    assert names_found(anon_client, "4711") == ["A"]

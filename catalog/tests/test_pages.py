@@ -205,3 +205,25 @@ def test_chips_offer_only_the_types_some_fruit_has_and_those_selected(client, fr
 
 def test_an_empty_catalog_offers_no_chips(client):
     assert 'class="chip' not in client.get("/").content.decode()
+
+
+def test_a_card_found_through_another_name_says_which(client, fruit_factory):
+    fruit_factory(name="Schöner aus Boskoop", synonyms=["Belle de Boskoop"])
+    fruit_factory(name="Belle Fleur")
+    text = client.get("/", {"search": "belle de boskop"}).content.decode()
+    assert card_names_of(text) == ["Schöner aus Boskoop"]
+    assert "matched <em>Belle de Boskoop</em>" in text
+    # Found through its own name: nothing to say.
+    assert "matched" not in client.get("/", {"search": "schoener"}).content.decode()
+
+
+def test_a_search_that_finds_nothing_offers_did_you_mean_links(client, fruit_factory):
+    fruit_factory(name="Gravensteiner")
+    text = client.get("/", {"search": "Gravnstainr"}).content.decode()
+    assert "No fruits found" in text
+    assert 'Did you mean <a href="?search=Gravensteiner">Gravensteiner</a>?' in text
+    assert "Did you mean" not in client.get("/", {"search": "xqzvw"}).content.decode()
+
+
+def card_names_of(text: str) -> list[str]:
+    return [html.unescape(name) for name in re.findall(r'class="card__name">([^<]*)<', text)]

@@ -71,11 +71,12 @@ def paginate(queryset, number: int):
         return None
 
 
-def render_list_page(request, template: str, filterset, context: dict, *, items: str):
+def render_list_page(request, template: str, filterset, context: dict, *, items: str, prepare=None):
     """A filtered, numbered list page: `filterset`'s rows, page by page, as `items`.
 
     A bad parameter is a 400 page naming it, a page past the end a 404 page; both keep the
-    search form (`context`) so the visitor can change what they asked.
+    search form (`context`) so the visitor can change what they asked. `prepare(page)`, when
+    given, readies the page's rows and returns more context (a search's "did you mean").
     """
     if not filterset.is_valid():
         errors = [
@@ -94,6 +95,8 @@ def render_list_page(request, template: str, filterset, context: dict, *, items:
         url_with(request, page=page.previous_page_number()) if page.has_previous() else ""
     )
     next_url = url_with(request, page=page.next_page_number()) if page.has_next() else ""
+    if prepare is not None:
+        context.update(prepare(page))
     context.update(
         {items: page.object_list},
         page=page,

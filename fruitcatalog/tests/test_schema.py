@@ -162,3 +162,16 @@ def test_the_creating_posts_document_idempotency_keys_and_their_answers(anon_cli
     assert "parameters" not in paths["/api/v1/fruits/{id}"]["put"] or all(
         p["name"] != "Idempotency-Key" for p in paths["/api/v1/fruits/{id}"]["put"]["parameters"]
     )
+
+
+def test_the_fruit_list_documents_names_matched_name_and_suggestions(anon_client):
+    schema = anon_client.get("/api/v1/schema", {"format": "json"}).json()
+    schemas = schema["components"]["schemas"]
+    fruit = schemas["Fruit"]["properties"]
+    assert fruit["names"]["items"]["$ref"] == "#/components/schemas/Name"
+    assert set(schemas["Name"]["properties"]) == {"name", "kind", "language", "note"}
+    assert "misapplied" in str(schemas)
+    assert fruit["matched_name"]["nullable"] is True
+    envelope = schemas["PaginatedFruitList"]
+    assert "suggestions" in envelope["required"]
+    assert envelope["properties"]["suggestions"]["items"]["required"] == ["name", "fruit_id"]

@@ -161,7 +161,9 @@ def test_add_publication_with_a_cover(admin_client):
     assert bytes(publication.cover_data) == cover
     assert (publication.cover_content_type, publication.cover_size) == ("image/png", len(cover))
     assert (publication.cover_width, publication.cover_height) == (300, 400)
-    assert publication.search_text == "deutschlands obstsorten\x1fmuller, bissmann, lucas"
+    assert publication.search_text == (
+        "deutschlands obstsorten\x1fmuller bissmann lucas\x1fmueller bissmann lucas"
+    )
 
 
 @pytest.mark.parametrize(

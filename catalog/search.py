@@ -1,0 +1,183 @@
+"""The forgiving fruit search: any name, any spelling, relevance first, "did you mean".
+
+A fruit's `search_text` holds the folded spellings of its own name (the document's head), then
+its catalog number and the spellings of its other names (`fruitcatalog.db.search`). A search:
+
+- matches every fruit whose document contains the folded term, and the fuzzy matches: on
+  PostgreSQL those whose `word_similarity` to the term reaches `FUZZY_MATCH` (pg_trgm, through
+  the trigram index on `search_text`); on SQLite the same measure computed in Python over at most
+  `SQLITE_FUZZY_SCAN` fruits;
+- ranks them: the fruit's own name equal to the term, another name equal to it, a name starting
+  with it, a name containing it, then the fuzzy matches by similarity; ties in catalog order;
+- names, for each fruit shown, the name it matched through when that is not its own
+  (`matched_name`), and, when nothing matched, up to five of the closest names (`suggestions`).
+
+`FUZZY_MATCH` and `SUGGESTION_MIN` were chosen with the quality test's real variety names and
+misspellings (`catalog/tests/test_search_quality.py`).
+"""
+
+from django.db import connection
+from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
+
+from fruitcatalog.db.search import (
+    HEAD_END,
+    PART_SEPARATOR,
+    search_query,
+    variants,
+    word_similarity,
+)
+
+FUZZY_MATCH = 0.5  # least word similarity of a fuzzy match
+SUGGESTION_MIN = 0.3  # least word similarity of a "did you mean" suggestion
+SUGGESTIONS_MAX = 5
+SQLITE_FUZZY_SCAN = 20_000  # SQLite: fruits whose similarity is computed, at most
+FUZZY_MAX = 200  # fuzzy matches kept, at most (the best ones)
+
+EXACT_OWN_NAME, EXACT_OTHER_NAME, STARTS_WITH, CONTAINS, FUZZY = range(5)
+
+
+def forgives(term: str) -> bool:
+    """Whether a folded term is looked up fuzzily too: a word of four letters or more, no digits.
+
+    Numbers are identifiers (catalog 4711 is not 4712), and in a term of one to three letters a
+    single trigram decides, which would find nearly anything.
+    """
+    return len(term) >= 4 and not any(char.isdigit() for char in term)
+
+
+def relevance(term: str):
+    """SQL: how a fruit's document matches the folded `term` (lower is better)."""
+    sep, head = PART_SEPARATOR, HEAD_END
+    own_name = (
+        Q(search_text__startswith=f"{term}{head}")
+        | Q(search_text__startswith=f"{term}{sep}")  # the first of two spellings
+        | Q(search_text__contains=f"{sep}{term}{head}")  # the second
+    )
+    other_name = (
+        Q(search_text__endswith=f"{head}{term}")
+        | Q(search_text__endswith=f"{sep}{term}")
+        | Q(search_text__contains=f"{head}{term}{sep}")
+        | Q(search_text__contains=f"{sep}{term}{sep}")
+    )
+    starts = (
+        Q(search_text__startswith=term)
+        | Q(search_text__contains=f"{sep}{term}")
+        | Q(search_text__contains=f"{head}{term}")
+    )
+    return Case(
+        When(own_name, then=Value(EXACT_OWN_NAME)),
+        When(other_name, then=Value(EXACT_OTHER_NAME)),
+        When(starts, then=Value(STARTS_WITH)),
+        When(search_text__contains=term, then=Value(CONTAINS)),
+        default=Value(FUZZY),
+        output_field=IntegerField(),
+    )
+
+
+def search_fruits(queryset, text: str, *, by_relevance: bool):
+    """`queryset` narrowed to the fruits `text` finds, ranked when `by_relevance`."""
+    term = search_query(text)
+    if not term:
+        # Only punctuation ("%", "'"): it resembles no name, so it finds nothing.
+        return queryset.none() if text.strip() else queryset
+    if not forgives(term):
+        queryset = queryset.filter(search_text__contains=term).annotate(
+            search_similarity=Value(0.0, output_field=FloatField())
+        )
+    elif connection.vendor == "postgresql":
+        from django.contrib.postgres.search import TrigramWordSimilarity
+
+        similarity = TrigramWordSimilarity(term, "search_text")
+        queryset = queryset.annotate(search_similarity=similarity).filter(
+            Q(search_text__contains=term)
+            | (Q(search_text__trigram_word_similar=term) & Q(search_similarity__gte=FUZZY_MATCH))
+        )
+    else:
+        scores = fuzzy_scores(term, FUZZY_MATCH)
+        queryset = queryset.filter(Q(search_text__contains=term) | Q(pk__in=list(scores)))
+        queryset = queryset.annotate(
+            search_similarity=Case(
+                *(When(pk=pk, then=Value(score)) for pk, score in scores.items()),
+                default=Value(0.0),
+                output_field=FloatField(),
+            )
+        )
+    if not by_relevance:
+        return queryset
+    return queryset.annotate(search_rank=relevance(term)).order_by(
+        "search_rank",
+        F("search_similarity").desc(),
+        F("catalog_number").asc(nulls_last=True),
+        "pk",
+    )
+
+
+def fuzzy_scores(term: str, least: float) -> dict[int, float]:
+    """SQLite: the fruits whose document is at least `least` word-similar to `term`, best first.
+
+    Computed in Python over at most `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database
+    serves small catalogs; large ones run on PostgreSQL, whose trigram index does this.
+    """
+    from catalog.models import Fruit
+
+    rows = Fruit.objects.order_by("pk").values_list("pk", "search_text")[:SQLITE_FUZZY_SCAN]
+    scored = [(word_similarity(term, document), pk) for pk, document in rows]
+    best = sorted((item for item in scored if item[0] >= least), reverse=True)[:FUZZY_MAX]
+    return {pk: score for score, pk in best}
+
+
+def matched_name(fruit, text: str) -> str | None:
+    """The name through which `fruit` matched `text`, when it is not its own name."""
+    term = search_query(text)
+    if not term:
+        return None
+    names = [fruit.name, *fruit.synonym_names]
+    best_name, best_score = None, -1.0
+    for index, name in enumerate(names):
+        score = _name_score(term, name)
+        if score > best_score:
+            best_name, best_score = (None if index == 0 else name), score
+    return best_name if best_score > 0 else None
+
+
+def _name_score(term: str, name: str) -> float:
+    """How well one name matches the folded term: exact 4, start 3, contains 2, else similarity."""
+    spellings = variants(name)
+    if term in spellings:
+        return 4.0
+    if any(spelling.startswith(term) for spelling in spellings):
+        return 3.0
+    if any(term in spelling for spelling in spellings):
+        return 2.0
+    return max(word_similarity(term, spelling) for spelling in spellings)
+
+
+def suggestions(text: str) -> list[dict]:
+    """Up to five of the closest names in the catalog ("did you mean"), closest first."""
+    from catalog.models import Fruit
+
+    term = search_query(text)
+    if not forgives(term):
+        return []
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import TrigramWordSimilarity
+
+        fruits = list(
+            Fruit.objects.filter(search_text__trigram_word_similar=term)
+            .annotate(search_similarity=TrigramWordSimilarity(term, "search_text"))
+            .filter(search_similarity__gte=SUGGESTION_MIN)
+            .order_by("-search_similarity", "pk")
+            .only("pk", "name")
+            .with_list_data()[:SUGGESTIONS_MAX]
+        )
+    else:
+        scores = fuzzy_scores(term, SUGGESTION_MIN)
+        top = list(scores)[:SUGGESTIONS_MAX]
+        found = Fruit.objects.only("pk", "name").with_list_data().in_bulk(top)
+        fruits = [found[pk] for pk in top if pk in found]
+    result = []
+    for fruit in fruits:
+        names = [fruit.name, *fruit.synonym_names]
+        closest = max(names, key=lambda name: _name_score(term, name))
+        result.append({"name": closest, "fruit_id": fruit.pk})
+    return result

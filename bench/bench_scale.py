@@ -117,7 +117,7 @@ def load(fruits: int) -> None:
             synonym = f"{rng.choice(BASES)} {rng.choice(PREFIXES)} {rng.randint(1, 99999)}"
             if name_key(synonym) not in {name_key(s) for s in synonyms}:
                 synonyms.append(synonym)
-        document = search_document(number, name, *synonyms).replace("\\", "\\\\")
+        document = search_document(number, *synonyms, head=name).replace("\\", "\\\\")
         fruit_rows.write(
             f"{number}\t{number}\t{name}\t{rng.choice(TYPES)}\t{document}\t"
             "2026-11-23 08:00:00+00\t2026-11-23 08:00:00+00\n"
@@ -231,6 +231,10 @@ def main() -> None:
         ("list, page 1,000 of 100", client, "/api/v1/fruits?page=1000&page_size=100"),
         ("search, common (boskoop)", client, "/api/v1/fruits?search=boskoop"),
         ("search, accents (schoner)", client, "/api/v1/fruits?search=schoner"),
+        ("search, accented (schöner)", client, "/api/v1/fruits?search=sch%C3%B6ner"),
+        ("search, misspelled (gravenstiner)", client, "/api/v1/fruits?search=gravenstiner"),
+        ("search, nonsense (xqzvw)", client, "/api/v1/fruits?search=xqzvw"),
+        ("search, did you mean (grawnstajnr)", client, "/api/v1/fruits?search=grawnstajnr"),
         ("search, rare (a number)", client, f"/api/v1/fruits?search={middle}"),
         (
             "4 types, ordering=-name",

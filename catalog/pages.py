@@ -75,6 +75,9 @@ def type_chips(request) -> list[dict]:
 
 
 def sort_options(request) -> list[dict]:
-    """The sorts offered, the current one marked."""
+    """The sorts offered, the current one marked; with a search, the default is the best match."""
     current = request.GET.get("ordering", "")
-    return [{"value": v, "label": label, "is_on": v == current} for v, label in SORTS]
+    sorts = SORTS
+    if search_query(request.GET.get("search", "")):
+        sorts = [("", "Best match"), ("catalog_number", "Catalog number"), *SORTS[1:]]
+    return [{"value": v, "label": label, "is_on": v == current} for v, label in sorts]

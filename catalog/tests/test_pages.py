@@ -227,3 +227,11 @@ def test_a_search_that_finds_nothing_offers_did_you_mean_links(client, fruit_fac
 
 def card_names_of(text: str) -> list[str]:
     return [html.unescape(name) for name in re.findall(r'class="card__name">([^<]*)<', text)]
+
+
+def test_with_a_search_the_default_sort_is_the_best_match(client, fruit_factory):
+    fruit_factory(name="Boskoop")
+    text = client.get("/", {"search": "boskoop"}).content.decode()
+    assert '<option value="" selected>Best match</option>' in text
+    assert '<option value="catalog_number">Catalog number</option>' in text
+    assert '<option value="" selected>Catalog number</option>' in client.get("/").content.decode()

@@ -32,7 +32,7 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from fruitcatalog.db.search import search_query
+from fruitcatalog.db.search import contains_any, search_terms
 from fruitcatalog.rest.pagination import ScalablePaginator
 from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 
@@ -167,7 +167,7 @@ class FruitImageAdmin(
 
     def get_search_results(self, request, queryset, search_term):
         """Match the fruit's folded search column, as the fruit list does."""
-        folded = search_query(search_term)
-        if not folded:
+        terms = search_terms(search_term)
+        if not terms:
             return queryset, False
-        return queryset.filter(fruit__search_text__contains=folded), False
+        return queryset.filter(contains_any(terms, "fruit__search_text")), False

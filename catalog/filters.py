@@ -3,7 +3,7 @@
 import django_filters
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
-from catalog.search import search_fruits
+from catalog.search import SEARCH_MAX, search_fruits
 from fruitcatalog.rest.filters import IntegerFilter, NullsLastOrderingFilter
 
 
@@ -25,13 +25,15 @@ class FruitFilter(django_filters.FilterSet):
     )
     search = django_filters.CharFilter(
         method="filter_search",
+        max_length=SEARCH_MAX,
         help_text=(
             "Any name of the fruit (its own, its other names) or its catalog number, ignoring "
             "case, accents, German transliterations (ä = ae), apostrophes and punctuation, and "
             "forgiving spelling mistakes. Without `ordering`, results come by relevance: the "
             "fruit's own name equal to the term first, then another name equal to it, names "
             "starting with it, names containing it, then the closest spellings; ties in catalog "
-            "order. Each entry's `matched_name` says which other name matched."
+            "order. Each entry's `matched_name` says which other name matched. At most "
+            f"{SEARCH_MAX} characters."
         ),
     )
     catalog_number = IntegerFilter(

@@ -9,6 +9,7 @@ from django.db.models.functions import Coalesce, JSONArray
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from catalog.languages import ISO_639_1
 from fruitcatalog.blobs.models import (
     ImageSource,
     ThumbnailedImage,
@@ -284,8 +285,8 @@ class FruitSynonym(models.Model):
                 condition=Q(kind__in=NameKind.values), name="fruitsynonym_kind_valid"
             ),
             models.CheckConstraint(
-                condition=Q(language="") | Q(language__regex=r"^[a-z][a-z]$"),
-                name="fruitsynonym_language_two_letters",
+                condition=Q(language="") | Q(language__in=sorted(ISO_639_1)),
+                name="fruitsynonym_language_iso_639_1",
             ),
         ]
 

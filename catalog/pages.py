@@ -47,7 +47,11 @@ def searched(request, page) -> dict:
         return {}
     return {
         "suggestions": [
-            {**suggestion, "url": url_with(request, search=suggestion["name"], page=None)}
+            # The types chosen are dropped: a suggestion may be of another type.
+            {
+                **suggestion,
+                "url": url_with(request, search=suggestion["name"], page=None, type=None),
+            }
             for suggestion in suggestions(text)
         ]
     }

@@ -22,11 +22,15 @@ from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
 from fruitcatalog.db.search import (
     HEAD_END,
     PART_SEPARATOR,
+    contains_any,
     search_query,
+    search_terms,
+    trigrams,
     variants,
     word_similarity,
 )
 
+SEARCH_MAX = 200  # characters of a search term: a name's length, and a bounded cost
 FUZZY_MATCH = 0.5  # least word similarity of a fuzzy match
 SUGGESTION_MIN = 0.3  # least word similarity of a "did you mean" suggestion
 SUGGESTIONS_MAX = 5
@@ -45,30 +49,32 @@ def forgives(term: str) -> bool:
     return len(term) >= 4 and not any(char.isdigit() for char in term)
 
 
-def relevance(term: str):
-    """SQL: how a fruit's document matches the folded `term` (lower is better)."""
+def relevance(terms: list[str]):
+    """SQL: how a fruit's document matches one of the folded `terms` (lower is better)."""
     sep, head = PART_SEPARATOR, HEAD_END
-    own_name = (
-        Q(search_text__startswith=f"{term}{head}")
-        | Q(search_text__startswith=f"{term}{sep}")  # the first of two spellings
-        | Q(search_text__contains=f"{sep}{term}{head}")  # the second
-    )
-    other_name = (
-        Q(search_text__endswith=f"{head}{term}")
-        | Q(search_text__endswith=f"{sep}{term}")
-        | Q(search_text__contains=f"{head}{term}{sep}")
-        | Q(search_text__contains=f"{sep}{term}{sep}")
-    )
-    starts = (
-        Q(search_text__startswith=term)
-        | Q(search_text__contains=f"{sep}{term}")
-        | Q(search_text__contains=f"{head}{term}")
-    )
+    own_name, other_name, starts = Q(), Q(), Q()
+    for term in terms:
+        own_name |= (
+            Q(search_text__startswith=f"{term}{head}")
+            | Q(search_text__startswith=f"{term}{sep}")  # the first of two spellings
+            | Q(search_text__contains=f"{sep}{term}{head}")  # the second
+        )
+        other_name |= (
+            Q(search_text__endswith=f"{head}{term}")
+            | Q(search_text__endswith=f"{sep}{term}")
+            | Q(search_text__contains=f"{head}{term}{sep}")
+            | Q(search_text__contains=f"{sep}{term}{sep}")
+        )
+        starts |= (
+            Q(search_text__startswith=term)
+            | Q(search_text__contains=f"{sep}{term}")
+            | Q(search_text__contains=f"{head}{term}")
+        )
     return Case(
         When(own_name, then=Value(EXACT_OWN_NAME)),
         When(other_name, then=Value(EXACT_OTHER_NAME)),
         When(starts, then=Value(STARTS_WITH)),
-        When(search_text__contains=term, then=Value(CONTAINS)),
+        When(contains_any(terms), then=Value(CONTAINS)),
         default=Value(FUZZY),
         output_field=IntegerField(),
     )
@@ -76,12 +82,12 @@ def relevance(term: str):
 
 def search_fruits(queryset, text: str, *, by_relevance: bool):
     """`queryset` narrowed to the fruits `text` finds, ranked when `by_relevance`."""
-    term = search_query(text)
+    term, terms = search_query(text), search_terms(text)
     if not term:
         # Only punctuation ("%", "'"): it resembles no name, so it finds nothing.
         return queryset.none() if text.strip() else queryset
     if not forgives(term):
-        queryset = queryset.filter(search_text__contains=term).annotate(
+        queryset = queryset.filter(contains_any(terms)).annotate(
             search_similarity=Value(0.0, output_field=FloatField())
         )
     elif connection.vendor == "postgresql":
@@ -89,12 +95,12 @@ def search_fruits(queryset, text: str, *, by_relevance: bool):
 
         similarity = TrigramWordSimilarity(term, "search_text")
         queryset = queryset.annotate(search_similarity=similarity).filter(
-            Q(search_text__contains=term)
+            contains_any(terms)
             | (Q(search_text__trigram_word_similar=term) & Q(search_similarity__gte=FUZZY_MATCH))
         )
     else:
         scores = fuzzy_scores(term, FUZZY_MATCH)
-        queryset = queryset.filter(Q(search_text__contains=term) | Q(pk__in=list(scores)))
+        queryset = queryset.filter(contains_any(terms) | Q(pk__in=list(scores)))
         queryset = queryset.annotate(
             search_similarity=Case(
                 *(When(pk=pk, then=Value(score)) for pk, score in scores.items()),
@@ -104,9 +110,15 @@ def search_fruits(queryset, text: str, *, by_relevance: bool):
         )
     if not by_relevance:
         return queryset
-    return queryset.annotate(search_rank=relevance(term)).order_by(
+    # Similarity orders the fuzzy matches only; every other rank keeps the catalog order.
+    fuzzy_similarity = Case(
+        When(search_rank=FUZZY, then=F("search_similarity")),
+        default=Value(0.0),
+        output_field=FloatField(),
+    )
+    return queryset.annotate(search_rank=relevance(terms)).order_by(
         "search_rank",
-        F("search_similarity").desc(),
+        fuzzy_similarity.desc(),
         F("catalog_number").asc(nulls_last=True),
         "pk",
     )
@@ -121,33 +133,43 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
     from catalog.models import Fruit
 
     rows = Fruit.objects.order_by("pk").values_list("pk", "search_text")[:SQLITE_FUZZY_SCAN]
-    scored = [(word_similarity(term, document), pk) for pk, document in rows]
-    best = sorted((item for item in scored if item[0] >= least), reverse=True)[:FUZZY_MAX]
-    return {pk: score for score, pk in best}
+    wanted = trigrams(term)
+    scored = [(word_similarity(term, document, wanted), pk) for pk, document in rows]
+    # Best first, ties by id, as PostgreSQL orders them.
+    best = sorted((item for item in scored if item[0] >= least), key=lambda i: (-i[0], i[1]))
+    return {pk: score for score, pk in best[:FUZZY_MAX]}
 
 
 def matched_name(fruit, text: str) -> str | None:
-    """The name through which `fruit` matched `text`, when it is not its own name."""
-    term = search_query(text)
+    """The name through which `fruit` matched `text`, when it is not its own name.
+
+    None when the fruit matched through its own name or its catalog number: a name counts only
+    when it contains the term, or (for a term looked up fuzzily) is similar enough to match.
+    """
+    term, terms = search_query(text), search_terms(text)
     if not term:
         return None
+    least = FUZZY_MATCH if forgives(term) else 2.0  # 2: a substring match, at least
     names = [fruit.name, *fruit.synonym_names]
-    best_name, best_score = None, -1.0
+    best_name, best_score = None, least
     for index, name in enumerate(names):
-        score = _name_score(term, name)
-        if score > best_score:
+        score = _name_score(term, name, terms)
+        if score > best_score or (score == best_score and best_name is None and index == 0):
             best_name, best_score = (None if index == 0 else name), score
-    return best_name if best_score > 0 else None
+    return best_name if best_score >= least else None
 
 
-def _name_score(term: str, name: str) -> float:
-    """How well one name matches the folded term: exact 4, start 3, contains 2, else similarity."""
-    spellings = variants(name)
-    if term in spellings:
+def _name_score(term: str, name: str, terms: list[str] | None = None) -> float:
+    """How well one name matches the term: exact 4, start 3, contains 2, else similarity.
+
+    `terms`: the term's spellings (`search_terms`) for the exact tests; `term` alone otherwise.
+    """
+    spellings, terms = variants(name), terms or [term]
+    if any(form in spellings for form in terms):
         return 4.0
-    if any(spelling.startswith(term) for spelling in spellings):
+    if any(spelling.startswith(form) for spelling in spellings for form in terms):
         return 3.0
-    if any(term in spelling for spelling in spellings):
+    if any(form in spelling for spelling in spellings for form in terms):
         return 2.0
     return max(word_similarity(term, spelling) for spelling in spellings)
 

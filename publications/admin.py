@@ -6,7 +6,7 @@ holds its images, so an image can only be of a fruit the publication links.
 """
 
 from django.contrib import admin
-from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
@@ -25,7 +25,7 @@ from fruitcatalog.blobs.admin import (
     thumbnail_img,
 )
 from fruitcatalog.blobs.models import blob_fields
-from fruitcatalog.db.search import search_query
+from fruitcatalog.db.search import contains_any, search_terms
 from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
@@ -260,12 +260,12 @@ class PublicationFruitImageInline(ThumbnailedImageInline):
 
 def search_links(queryset, search_term: str, prefix: str = ""):
     """Links (or rows hanging on one) whose publication or fruit matches, folded like the API."""
-    folded = search_query(search_term)
-    if not folded:
+    terms = search_terms(search_term)
+    if not terms:
         return queryset
     return queryset.filter(
-        Q(**{f"{prefix}publication__search_text__contains": folded})
-        | Q(**{f"{prefix}fruit__search_text__contains": folded})
+        contains_any(terms, f"{prefix}publication__search_text")
+        | contains_any(terms, f"{prefix}fruit__search_text")
     )
 
 

@@ -564,3 +564,28 @@ def test_numbers_are_matched_exactly_not_fuzzily(anon_client, fruit_factory):
     fruit_factory(name="A", catalog_number=4711)
     fruit_factory(name="B", catalog_number=4712)
     assert names_found(anon_client, "4711") == ["A"]
+
+
+def test_umlauts_are_found_whichever_way_either_side_writes_them(anon_client, fruit_factory):
+    fruit_factory(name="Koestliche aus Kirchwerder")
+    fruit_factory(name="Müller Renette")
+    assert names_found(anon_client, "Köst") == ["Koestliche aus Kirchwerder"]
+    assert names_found(anon_client, "Mueller") == ["Müller Renette"]
+    assert names_found(anon_client, "mu\u0308ller renette") == ["Müller Renette"]
+
+
+def test_matches_of_one_rank_keep_the_catalog_order(anon_client, fruit_factory):
+    fruit_factory(name="Kleine Renettenbaumschule", catalog_number=1)
+    fruit_factory(name="Zabergäu Renette", catalog_number=2)
+    assert names_found(anon_client, "enette") == ["Kleine Renettenbaumschule", "Zabergäu Renette"]
+
+
+def test_a_number_match_names_no_other_name(anon_client, fruit_factory):
+    fruit_factory(name="Apostelapfel", catalog_number=1234, synonyms=["12 Apostles"])
+    (found,) = anon_client.get(FRUITS, {"search": "1234"}).json()["results"]
+    assert found["matched_name"] is None
+
+
+def test_a_search_longer_than_a_name_is_a_400(anon_client):
+    response = anon_client.get(FRUITS, {"search": "x" * 201})
+    assert response.status_code == 400 and "search" in response.json()

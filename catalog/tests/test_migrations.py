@@ -151,3 +151,21 @@ def test_synonyms_become_typed_names_in_their_order_and_back(migrator):
     names = back.apps.get_model("catalog", "FruitSynonym").objects.order_by("position")
     assert [n.name for n in names] == ["Boskoop", "Belle de Boskoop"]
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_search_column_is_refilled_with_both_spellings_and_back(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0019_typed_names"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    fruit = Fruit.objects.create(name="Cox's Orange-Pippin", type="apple", catalog_number=7)
+
+    new_state = migrator.apply_tested_migration(
+        ("catalog", "0020_refill_search_text_with_spellings")
+    )
+    text = new_state.apps.get_model("catalog", "Fruit").objects.get(pk=fruit.pk).search_text
+    assert text == "coxs orange pippin\x1e7"
+
+    back = migrator.apply_tested_migration(("catalog", "0019_typed_names"))
+    text = back.apps.get_model("catalog", "Fruit").objects.get(pk=fruit.pk).search_text
+    assert text == "7\x1fcox's orange-pippin"
+    migrator.reset()

@@ -10,6 +10,8 @@ how well a query matches the best run of words in a text, for SQLite, which has 
 import re
 import unicodedata
 
+from django.db.models import Q
+
 # German transliterations: "Köstliche" is also written "Koestliche".
 TRANSLITERATIONS = str.maketrans(
     {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "ẞ": "SS"}
@@ -22,7 +24,8 @@ def fold(text: str, *, transliterate: bool = False) -> str:
     """Fold for matching: umlauts written out (`transliterate`) or not, marks dropped, casefolded,
     apostrophes removed and any other punctuation a single space ("Schöner" -> "schoner")."""
     if transliterate:
-        text = text.translate(TRANSLITERATIONS)
+        # Composed first, so that "o" + a combining diaeresis is written out too.
+        text = unicodedata.normalize("NFC", text).translate(TRANSLITERATIONS)
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
     words = NOT_A_WORD.sub(" ", stripped.casefold().translate(APOSTROPHES))
@@ -69,8 +72,26 @@ def search_document(*parts: object, head: object = None) -> str:
 
 
 def search_query(text: str) -> str:
-    """A user's search text folded like the documents (it never holds a separator)."""
-    return fold(text)
+    """A user's search text folded like the documents, umlauts written out (it never holds a
+    separator): the one form of the term that similarity is measured with."""
+    return fold(text, transliterate=True)
+
+
+def search_terms(text: str) -> list[str]:
+    """The folded forms a document may contain the search text in: its spellings (`variants`).
+
+    "Köst" is looked for as "kost" (in "Köstliche", stored as "kostliche" too) and as "koest"
+    (in "Koestliche", which has no other spelling).
+    """
+    return [term for term in variants(text) if term]
+
+
+def contains_any(terms: list[str], field: str = "search_text"):
+    """A filter: the column contains one of `terms`."""
+    condition = Q()
+    for term in terms:
+        condition |= Q(**{f"{field}__contains": term})
+    return condition
 
 
 def trigrams(text: str) -> set[str]:
@@ -82,13 +103,14 @@ def trigrams(text: str) -> set[str]:
     return found
 
 
-def word_similarity(query: str, document: str) -> float:
+def word_similarity(query: str, document: str, wanted: set[str] | None = None) -> float:
     """How much of the folded query's trigrams the best run of words of one part holds, 0 to 1.
 
     Close to pg_trgm's `word_similarity(query, document)`: an exact word scores 1, a word with
-    one letter wrong about 0.5 to 0.8 depending on its length.
+    one letter wrong about 0.5 to 0.8 depending on its length. `wanted`: the query's trigrams,
+    when the caller scores many documents against one query.
     """
-    wanted = trigrams(query)
+    wanted = trigrams(query) if wanted is None else wanted
     if not wanted:
         return 0.0
     width = len(query.split()) + 1
@@ -112,8 +134,8 @@ class SearchQuerySetMixin:
     """
 
     def search(self, query: str):
-        folded = search_query(query)
-        if not folded:
+        terms = search_terms(query)
+        if not terms:
             # Only punctuation ("%", "'"): it resembles no text, so it finds nothing.
             return self.none() if query.strip() else self
-        return self.filter(search_text__contains=folded)
+        return self.filter(contains_any(terms))

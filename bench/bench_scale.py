@@ -123,7 +123,9 @@ def load(fruits: int) -> None:
             "2026-11-23 08:00:00+00\t2026-11-23 08:00:00+00\n"
         )
         for position, synonym in enumerate(synonyms):
-            synonym_rows.write(f"{number}\t{synonym}\t{name_key(synonym)}\t{position}\n")
+            synonym_rows.write(
+                f"{number}\t{synonym}\t{name_key(synonym)}\t{position}\tsynonym\t\t\n"
+            )
         if number % 100 == 0:
             image_fruits.append(number)
     png = make_object_png()
@@ -136,7 +138,8 @@ def load(fruits: int) -> None:
         ) as copy:
             copy.write(fruit_rows.getvalue())
         with raw.copy(
-            "COPY catalog_fruitsynonym (fruit_id, name, name_key, position) FROM STDIN"
+            "COPY catalog_fruitsynonym (fruit_id, name, name_key, position, kind, language, note) "
+            "FROM STDIN"
         ) as copy:
             copy.write(synonym_rows.getvalue())
         cursor.execute("SELECT setval('catalog_fruit_id_seq', %s)", [fruits])

@@ -16,7 +16,7 @@ its catalog number and the spellings of its other names (`fruitcatalog.db.search
 misspellings (`catalog/tests/test_search_quality.py`).
 """
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
 
 from fruitcatalog.db.search import (
@@ -36,6 +36,7 @@ SUGGESTION_MIN = 0.3  # least word similarity of a "did you mean" suggestion
 SUGGESTIONS_MAX = 5
 SQLITE_FUZZY_SCAN = 20_000  # SQLite: fruits whose similarity is computed, at most
 FUZZY_MAX = 200  # fuzzy matches kept, at most (the best ones)
+FUZZY_WHEN_FEWER = 24  # substring matches below this (a page): the closest spellings join them
 
 EXACT_OWN_NAME, EXACT_OTHER_NAME, STARTS_WITH, CONTAINS, FUZZY = range(5)
 
@@ -81,33 +82,31 @@ def relevance(terms: list[str]):
 
 
 def search_fruits(queryset, text: str, *, by_relevance: bool):
-    """`queryset` narrowed to the fruits `text` finds, ranked when `by_relevance`."""
+    """`queryset` narrowed to the fruits `text` finds, ranked when `by_relevance`.
+
+    The closest spellings join the matches when the term's substring matches do not fill a
+    page: a term that names many fruits as typed ("boskoop") needs no guessing, and measuring
+    similarity over all of them is what would make a common search slow at a million fruits.
+    """
     term, terms = search_query(text), search_terms(text)
     if not term:
         # Only punctuation ("%", "'"): it resembles no name, so it finds nothing.
         return queryset.none() if text.strip() else queryset
-    if not forgives(term):
-        queryset = queryset.filter(contains_any(terms)).annotate(
-            search_similarity=Value(0.0, output_field=FloatField())
+    matches = contains_any(terms)
+    scores = {}
+    if forgives(term):
+        substring = queryset.filter(matches).order_by().values("pk")[:FUZZY_WHEN_FEWER]
+        if len(substring) < FUZZY_WHEN_FEWER:
+            scores = fuzzy_scores(term, FUZZY_MATCH)
+    if scores:
+        matches |= Q(pk__in=list(scores))
+    queryset = queryset.filter(matches).annotate(
+        search_similarity=Case(
+            *(When(pk=pk, then=Value(score)) for pk, score in scores.items()),
+            default=Value(0.0),
+            output_field=FloatField(),
         )
-    elif connection.vendor == "postgresql":
-        from django.contrib.postgres.search import TrigramWordSimilarity
-
-        similarity = TrigramWordSimilarity(term, "search_text")
-        queryset = queryset.annotate(search_similarity=similarity).filter(
-            contains_any(terms)
-            | (Q(search_text__trigram_word_similar=term) & Q(search_similarity__gte=FUZZY_MATCH))
-        )
-    else:
-        scores = fuzzy_scores(term, FUZZY_MATCH)
-        queryset = queryset.filter(contains_any(terms) | Q(pk__in=list(scores)))
-        queryset = queryset.annotate(
-            search_similarity=Case(
-                *(When(pk=pk, then=Value(score)) for pk, score in scores.items()),
-                default=Value(0.0),
-                output_field=FloatField(),
-            )
-        )
+    )
     if not by_relevance:
         return queryset
     # Similarity orders the fuzzy matches only; every other rank keeps the catalog order.
@@ -125,17 +124,34 @@ def search_fruits(queryset, text: str, *, by_relevance: bool):
 
 
 def fuzzy_scores(term: str, least: float) -> dict[int, float]:
-    """SQLite: the fruits whose document is at least `least` word-similar to `term`, best first.
+    """The fruits whose document is at least `least` word-similar to `term`: the best
+    `FUZZY_MAX`, best first, ties by id.
 
-    Computed in Python over at most `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database
-    serves small catalogs; large ones run on PostgreSQL, whose trigram index does this.
+    PostgreSQL: pg_trgm's `%>` finds the candidates through the trigram index (from the
+    connection's `pg_trgm.word_similarity_threshold`, set to `least` here), and similarity is
+    measured on those only. SQLite: the same measure in Python over at most
+    `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database serves small catalogs.
     """
     from catalog.models import Fruit
 
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import TrigramWordSimilarity
+
+        with transaction.atomic(), connection.cursor() as cursor:
+            # The candidates' least similarity, for this transaction (SET takes no parameters).
+            cursor.execute(
+                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(least)]
+            )
+            rows = (
+                Fruit.objects.filter(search_text__trigram_word_similar=term)
+                .annotate(similarity=TrigramWordSimilarity(term, "search_text"))
+                .order_by("-similarity", "pk")
+                .values_list("pk", "similarity")[:FUZZY_MAX]
+            )
+            return dict(rows)
     rows = Fruit.objects.order_by("pk").values_list("pk", "search_text")[:SQLITE_FUZZY_SCAN]
     wanted = trigrams(term)
     scored = [(word_similarity(term, document, wanted), pk) for pk, document in rows]
-    # Best first, ties by id, as PostgreSQL orders them.
     best = sorted((item for item in scored if item[0] >= least), key=lambda i: (-i[0], i[1]))
     return {pk: score for score, pk in best[:FUZZY_MAX]}
 
@@ -181,22 +197,10 @@ def suggestions(text: str) -> list[dict]:
     term = search_query(text)
     if not forgives(term):
         return []
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.search import TrigramWordSimilarity
-
-        fruits = list(
-            Fruit.objects.filter(search_text__trigram_word_similar=term)
-            .annotate(search_similarity=TrigramWordSimilarity(term, "search_text"))
-            .filter(search_similarity__gte=SUGGESTION_MIN)
-            .order_by("-search_similarity", "pk")
-            .only("pk", "name")
-            .with_list_data()[:SUGGESTIONS_MAX]
-        )
-    else:
-        scores = fuzzy_scores(term, SUGGESTION_MIN)
-        top = list(scores)[:SUGGESTIONS_MAX]
-        found = Fruit.objects.only("pk", "name").with_list_data().in_bulk(top)
-        fruits = [found[pk] for pk in top if pk in found]
+    scores = fuzzy_scores(term, SUGGESTION_MIN)
+    top = list(scores)[:SUGGESTIONS_MAX]
+    found = Fruit.objects.only("pk", "name").with_list_data().in_bulk(top)
+    fruits = [found[pk] for pk in top if pk in found]
     result = []
     for fruit in fruits:
         names = [fruit.name, *fruit.synonym_names]

@@ -154,12 +154,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "keepalives_count": 3,
             "tcp_user_timeout": DATABASE_TCP_USER_TIMEOUT_MS,
             # JIT compilation costs more than it saves on this service's short queries.
-            # The fruit search's trigram operator finds candidates from this word similarity on
-            # (catalog/search.py keeps what reaches its own, higher, thresholds).
-            "options": (
-                f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS} -c jit=off "
-                "-c pg_trgm.word_similarity_threshold=0.3"
-            ),
+            "options": f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS} -c jit=off",
             # Parameters travel separately from the SQL, so uploaded bytes reach the server as
             # binary instead of doubled as hex text in the statement.
             "server_side_binding": env_bool("DATABASE_SERVER_SIDE_BINDING", True),

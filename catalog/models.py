@@ -1,7 +1,5 @@
 """Fruits, their synonyms and images."""
 
-import json
-
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
@@ -58,8 +56,7 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         """
         images = FruitImage.objects.filter(fruit=OuterRef("pk"))
         card = images.in_card_order()
-        names = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
-        return self.annotate(
+        return self.with_names().annotate(
             image_count=Coalesce(
                 Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
             ),
@@ -67,6 +64,13 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
             card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
             card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
             card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
+        )
+
+    def with_names(self):
+        """Annotate `names_in_order`: the other names' records (`Fruit.name_records`), in order,
+        from the row's own query."""
+        names = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
+        return self.annotate(
             names_in_order=ListSubquery(
                 names.values(entry=JSONArray("name", "kind", "language", "note"))
             ),
@@ -188,8 +192,6 @@ class Fruit(models.Model):
         from `with_list_data()`, else the prefetch or a query."""
         rows = self.__dict__.get("names_in_order")
         if rows is not None:
-            # SQLite hands each row over as JSON text, PostgreSQL as a list.
-            rows = [json.loads(row) if isinstance(row, str) else row for row in rows]
             return [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
         return [name.as_record() for name in self.synonyms.all()]
 

@@ -199,7 +199,7 @@ def suggestions(text: str) -> list[dict]:
         return []
     scores = fuzzy_scores(term, SUGGESTION_MIN)
     top = list(scores)[:SUGGESTIONS_MAX]
-    found = Fruit.objects.only("pk", "name").with_list_data().in_bulk(top)
+    found = Fruit.objects.only("pk", "name").with_names().in_bulk(top)
     fruits = [found[pk] for pk in top if pk in found]
     result = []
     for fruit in fruits:

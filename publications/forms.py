@@ -8,7 +8,7 @@ from django.template.defaultfilters import filesizeformat
 from fruitcatalog.blobs.content_types import PDF
 from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
-from fruitcatalog.blobs.uploads import validate_image_bytes
+from fruitcatalog.blobs.uploads import check_image_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import publication_fruit_set_description, publication_set_cover
 
@@ -45,7 +45,7 @@ def pdf_help_text() -> str:
 
 
 class PublicationAdminForm(forms.ModelForm):
-    """A publication with a cover upload (checked by `validate_image_bytes`) or removal.
+    """A publication with a cover upload (checked by `check_image_bytes`) or removal.
 
     `new_cover` is the cleaned outcome (bytes, `None` to remove, or `UNCHANGED`); the admin
     stores it through `publication_set_cover`, as the API does.
@@ -70,10 +70,15 @@ class PublicationAdminForm(forms.ModelForm):
     def clean(self):
         """Validate a new cover, or take note that the cover goes."""
         cleaned = super().clean()
+        self.checked_cover = None
         self.new_cover = clean_upload_or_removal(
-            self, "cover_upload", "remove_cover", validate_image_bytes, "cover"
+            self, "cover_upload", "remove_cover", self.check_cover, "cover"
         )
         return cleaned
+
+    def check_cover(self, data: bytes) -> None:
+        """Check an uploaded cover, keeping its thumbnail for `save_cover`."""
+        self.checked_cover = check_image_bytes(data)
 
     def save(self, commit=True):
         """Save the publication and, when committing, its new cover (or its removal)."""
@@ -85,7 +90,8 @@ class PublicationAdminForm(forms.ModelForm):
     def save_cover(self):
         """Store the cleaned cover change through the service, once the publication row exists."""
         if self.new_cover is not UNCHANGED:
-            publication_set_cover(publication=self.instance, data=self.new_cover)
+            checked = self.checked_cover if self.new_cover else None
+            publication_set_cover(publication=self.instance, data=self.new_cover, checked=checked)
 
 
 class PublicationFruitForm(forms.ModelForm):

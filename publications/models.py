@@ -144,10 +144,19 @@ class Publication(StoredBytesModel):
             size = self.cover_width, self.cover_height
         return ImageSource(self.get_cover_thumbnail_url(), *size)
 
-    def set_cover(self, data: bytes | None) -> None:
-        """Take a cover that passed `validate_image_bytes` (or none) with its thumbnail."""
-        self.cover.set(data)
-        self.refresh_thumbnail()
+    def set_cover(self, data: bytes | None, checked=None) -> None:
+        """Take a cover (or none) with its thumbnail.
+
+        `checked`: what `check_image_bytes` returned for `data` (its type, size and thumbnail),
+        so the cover is not decoded again; without it the thumbnail is made here.
+        """
+        if checked is None:
+            self.cover.set(data)
+            self.refresh_thumbnail()
+            return
+        info, thumbnail = checked
+        self.cover.set(data, content_type=info.content_type, dimensions=(info.width, info.height))
+        self.cover_thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
 
     def refresh_thumbnail(self) -> None:
         """Make the cover's thumbnail from the cover; none when the cover cannot be decoded."""

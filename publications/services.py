@@ -53,13 +53,14 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
 
 
 @transaction.atomic
-def publication_set_cover(*, publication: Publication, data: bytes | None) -> None:
-    """Store a cover that passed `validate_image_bytes`, or remove it (`None`).
+def publication_set_cover(*, publication: Publication, data: bytes | None, checked=None) -> None:
+    """Store a cover that passed `check_image_bytes` (`checked`: what it returned, so the cover
+    is not decoded twice), or remove it (`None`).
 
     Raises `Publication.DoesNotExist` when the publication was deleted meanwhile.
     """
     lock_row(Publication, publication.pk)
-    publication.set_cover(data)
+    publication.set_cover(data, checked)
     publication.save(update_fields=["cover_data", "updated_at"])
 
 

@@ -24,7 +24,7 @@ from fruitcatalog.blobs.schema import (
     byte_read_schema,
     image_viewset_schema,
 )
-from fruitcatalog.blobs.uploads import as_field_error, uploaded_bytes, validate_image_bytes
+from fruitcatalog.blobs.uploads import as_field_error, check_image_bytes, uploaded_bytes
 from fruitcatalog.blobs.views import (
     ThumbnailedImageViewSet,
     UploadsMixin,
@@ -197,10 +197,11 @@ class PublicationCoverViewSet(StoredFileViewSet):
         return self.thumbnail_read(request, **kwargs)
 
     def validate_upload(self, data):
-        validate_image_bytes(data)
+        self.checked = check_image_bytes(data)  # kept: the thumbnail is already made
 
     def store(self, row, data):
-        publication_set_cover(publication=row, data=data)
+        checked = getattr(self, "checked", None) if data else None
+        publication_set_cover(publication=row, data=data, checked=checked)
 
     def has_file(self, row):
         return row.has_cover

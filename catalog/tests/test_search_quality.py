@@ -1,9 +1,9 @@
-"""The search finds real varieties by any name and spelling (catalog/search_quality.py)."""
+"""The search finds real varieties by any name and spelling (catalog/tests/search_quality.py)."""
 
 import pytest
 from django.db import connection
 
-from catalog.search_quality import load_varieties, measure
+from catalog.tests.search_quality import load_varieties, measure
 
 pytestmark = pytest.mark.django_db
 

@@ -46,20 +46,24 @@ def validate_upload_size(data: bytes) -> None:
         raise DjangoValidationError("The submitted file is empty.")
 
 
-def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
-    """Accept JPEG, PNG, GIF or WebP bytes within the limits that decode completely.
+def check_image_bytes(data: bytes) -> tuple[imaging.ImageInfo, imaging.Thumbnail]:
+    """Accept JPEG, PNG, GIF or WebP bytes within the limits that decode completely; return
+    what they are and their thumbnail.
 
-    For images stored without a thumbnail (a publication cover); decoding is the thumbnail's,
-    so what passes here would also pass `apply_image_upload`.
+    One pass: the bytes are checked, opened and decoded once, by making the thumbnail, so a
+    caller that stores the image (a publication cover) keeps it instead of decoding again.
     """
     validate_upload_size(data)
     max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
     try:
-        # One pass: the bytes are checked, opened and decoded once.
-        info, _ = imaging.inspect_and_thumbnail(data, max_pixels=max_pixels)
+        return imaging.inspect_and_thumbnail_sized(data, max_pixels=max_pixels)
     except imaging.ImageError as error:
         raise DjangoValidationError(str(error)) from None
-    return info
+
+
+def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
+    """`check_image_bytes` for a caller that needs only the verdict."""
+    return check_image_bytes(data)[0]
 
 
 def apply_image_upload(image, data: bytes) -> None:

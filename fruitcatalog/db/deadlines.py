@@ -22,7 +22,7 @@ import logging
 import os
 import socket
 import threading
-from time import monotonic
+from time import monotonic, sleep
 
 from django.conf import settings
 from django.db import connections
@@ -39,7 +39,6 @@ class Watchdog:
         self._lock = threading.Lock()
         # thread id -> (deadline, its connection wrappers, the connections already cut)
         self._deadlines: dict[int, tuple[float, list, set]] = {}
-        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def arm(self, seconds: float) -> None:
@@ -73,7 +72,7 @@ class Watchdog:
 
     def _run(self) -> None:
         while True:
-            self._wake.wait(TICK)
+            sleep(TICK)
             now = monotonic()
             with self._lock:
                 for deadline, wrappers, cut in self._deadlines.values():

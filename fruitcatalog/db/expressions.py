@@ -19,6 +19,11 @@ class ListSubquery(Subquery):
     def __init__(self, queryset, **extra):
         (column,) = queryset.query.values_select or queryset.query.annotation_select
         self.column = column
+        # A JSON column (say `JSONArray(...)`): SQLite hands its rows over as JSON text.
+        annotation = queryset.query.annotation_select.get(column)
+        self.rows_are_json = isinstance(
+            getattr(annotation, "output_field", None), models.JSONField
+        )
         super().__init__(queryset, **extra)
 
     def as_sql(self, compiler, connection, template=None, **extra):
@@ -41,8 +46,10 @@ class ListSubquery(Subquery):
     def get_db_converters(self, connection):
         return [self._as_list]
 
-    @staticmethod
-    def _as_list(value, expression, connection):
+    def _as_list(self, value, expression, connection):
         if value is None:
             return []
-        return json.loads(value) if isinstance(value, str) else list(value)
+        rows = json.loads(value) if isinstance(value, str) else list(value)
+        if self.rows_are_json:
+            rows = [json.loads(row) if isinstance(row, str) else row for row in rows]
+        return rows

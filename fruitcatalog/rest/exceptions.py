@@ -87,11 +87,16 @@ def is_unavailable(error: Exception) -> bool:
     return isinstance(error, (OperationalError, InterfaceError)) and not is_lost_race(error)
 
 
-def database_error_response(error: Exception, path: str) -> JsonResponse:
-    """The 503 of an unreachable database or cache, logged in one line (no traceback)."""
+def log_unavailable(error: Exception, path: str) -> None:
+    """Log an unreachable database or cache in one line (no traceback)."""
     first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
     what = "Cache" if isinstance(error, CACHE_ERRORS) else "Database"
     logger.warning("%s unavailable for %s: %s", what, path, first_line)
+
+
+def database_error_response(error: Exception, path: str) -> JsonResponse:
+    """The API's 503 of an unreachable database or cache, logged in one line."""
+    log_unavailable(error, path)
     detail = (
         "The service's cache is unavailable; try again shortly."
         if isinstance(error, CACHE_ERRORS)

@@ -16,13 +16,14 @@ from fruitcatalog.rest.exceptions import (
     RETRY_AFTER_SECONDS,
     database_error_response,
     is_unavailable,
+    log_unavailable,
 )
 from fruitcatalog.site.pages import render_page
 
 
 def unavailable_page(request, error: Exception) -> HttpResponse:
     """The site's 503 page (rendered without touching the database), logged as the API's is."""
-    database_error_response(error, request.path)  # the one-line log
+    log_unavailable(error, request.path)
     response = render_page(request, "503.html", {}, status=503)
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response.headers["Cache-Control"] = "no-store"

@@ -464,3 +464,21 @@ def run_backfill() -> str:
     out = io.StringIO()
     call_command("backfill_thumbnails", stdout=out, stderr=io.StringIO())
     return out.getvalue()
+
+
+def test_a_cover_upload_is_decoded_once(curator_client, publication, monkeypatch):
+    from fruitcatalog.blobs import imaging
+
+    calls = []
+    real = imaging.inspect_and_thumbnail_sized
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(imaging, "inspect_and_thumbnail_sized", counted)
+    cover = make_object_png(size=(400, 300))
+    assert put_raw(curator_client, cover_path(publication), cover, "image/png").status_code == 200
+    assert len(calls) == 1  # the check's thumbnail is the one stored
+    publication.refresh_from_db()
+    assert publication.cover_thumbnail.exists and publication.cover_width == 400

@@ -2,7 +2,8 @@
 
 `catalog/tests/data/varieties.json` holds real varieties with their real other names;
 `search_queries.json` queries as visitors type them, each with the variety it means (or none).
-The quality test asserts the floors below on both engines; `make bench` prints the table.
+`test_search_quality.py` asserts the floors on both engines; `Quality.table()` is the table the
+README shows.
 """
 
 import json
@@ -10,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "tests" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 TOP = 3  # "found" means: among the first three results
 
 

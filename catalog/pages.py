@@ -4,7 +4,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
-from catalog.search import matched_name, suggestions
+from catalog.search import explain_page
 from fruitcatalog.db.search import search_query
 from fruitcatalog.site.pages import render_list_page, url_with
 
@@ -39,12 +39,7 @@ def catalog_grid(request):
 def searched(request, page) -> dict:
     """With a search: each card's matched name, and "did you mean" links when nothing matched."""
     text = request.GET.get("search", "")
-    if not search_query(text):
-        return {}
-    for fruit in page.object_list:
-        fruit.matched_name = matched_name(fruit, text)
-    if page.paginator.count:
-        return {}
+    found = explain_page(page.object_list, text, page.paginator.count)
     return {
         "suggestions": [
             # The types chosen are dropped: a suggestion may be of another type.
@@ -52,7 +47,7 @@ def searched(request, page) -> dict:
                 **suggestion,
                 "url": url_with(request, search=suggestion["name"], page=None, type=None),
             }
-            for suggestion in suggestions(text)
+            for suggestion in found
         ]
     }
 

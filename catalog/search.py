@@ -156,6 +156,16 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
     return {pk: score for score, pk in best[:FUZZY_MAX]}
 
 
+def explain_page(fruits, text: str, total: int) -> list[dict]:
+    """What a page of search results tells besides its rows, the API's and the grid's alike:
+    each fruit's `matched_name`, and the suggestions (`[]` unless the search matched nothing)."""
+    if not search_query(text):
+        return []
+    for fruit in fruits:
+        fruit.matched_name = matched_name(fruit, text)
+    return suggestions(text) if total == 0 else []
+
+
 def matched_name(fruit, text: str) -> str | None:
     """The name through which `fruit` matched `text`, when it is not its own name.
 

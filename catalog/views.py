@@ -8,7 +8,7 @@ from rest_framework import viewsets
 
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitImage
-from catalog.search import matched_name, suggestions
+from catalog.search import explain_page
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_delete, fruit_update
 from fruitcatalog.blobs.reads import ByteRead
@@ -21,7 +21,6 @@ from fruitcatalog.blobs.schema import (
 from fruitcatalog.blobs.uploads import uploaded_bytes
 from fruitcatalog.blobs.views import ThumbnailedImageViewSet
 from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.db.search import search_query
 from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
 from fruitcatalog.rest.pagination import PageNumberPagination
 from fruitcatalog.rest.viewsets import ReadBackMixin
@@ -36,12 +35,9 @@ class FruitPagination(PageNumberPagination):
     def paginate_queryset(self, queryset, request, view=None):
         page = super().paginate_queryset(queryset, request, view)
         self.suggestions = []
-        text = request.query_params.get("search", "")
-        if page is not None and search_query(text):
-            for fruit in page:
-                fruit.matched_name = matched_name(fruit, text)
-            if self.page.paginator.count == 0:
-                self.suggestions = suggestions(text)
+        if page is not None:
+            text = request.query_params.get("search", "")
+            self.suggestions = explain_page(page, text, self.page.paginator.count)
         return page
 
     def get_paginated_response(self, data):

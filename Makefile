@@ -46,13 +46,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, lists at a million fruits
+## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists at a million fruits
 ##        (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
 	$(BIN)/python bench/bench_backfill.py
 	$(BIN)/python bench/bench_hostile.py
 	$(BIN)/python bench/bench_upload.py
+	$(BIN)/python bench/bench_search_quality.py
 	$(BIN)/python bench/bench_scale.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_slow_clients.py

@@ -98,7 +98,7 @@ def load(fruits: int) -> None:
     from django.db import connection
 
     from catalog.models import Fruit
-    from fruitcatalog.db.search import name_key, search_document
+    from fruitcatalog.db.search import name_key, search_document, spellings_of
     from fruitcatalog.testing.media import make_object_png
 
     present = Fruit.objects.count()
@@ -108,7 +108,8 @@ def load(fruits: int) -> None:
         sys.exit(f"{present} fruits present, {fruits} asked: run with --reload")
     started = time.monotonic()
     rng = random.Random(1905)
-    fruit_rows, synonym_rows, image_fruits = io.StringIO(), io.StringIO(), []
+    fruit_rows, synonym_rows, spelling_rows = io.StringIO(), io.StringIO(), io.StringIO()
+    image_fruits = []
     for number in range(1, fruits + 1):
         name = f"{rng.choice(PREFIXES)} {rng.choice(BASES)} {rng.choice(PLACES)}".strip()
         name = f"{name} {number}" if rng.random() < 0.9 else name
@@ -126,6 +127,8 @@ def load(fruits: int) -> None:
             synonym_rows.write(
                 f"{number}\t{synonym}\t{name_key(synonym)}\t{position}\tsynonym\t\t\n"
             )
+        for spelling, is_own_name in spellings_of(name, number, *synonyms):
+            spelling_rows.write(f"{number}\t{spelling}\t{'t' if is_own_name else 'f'}\t{number}\n")
         if number % 100 == 0:
             image_fruits.append(number)
     png = make_object_png()
@@ -142,6 +145,11 @@ def load(fruits: int) -> None:
             "FROM STDIN"
         ) as copy:
             copy.write(synonym_rows.getvalue())
+        with raw.copy(
+            "COPY catalog_fruitspelling (fruit_id, spelling, is_own_name, catalog_number) "
+            "FROM STDIN"
+        ) as copy:
+            copy.write(spelling_rows.getvalue())
         cursor.execute("SELECT setval('catalog_fruit_id_seq', %s)", [fruits])
     from catalog.models import FruitImage
 
@@ -219,7 +227,9 @@ def main() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM (ANALYZE) catalog_fruit, catalog_fruitsynonym")
+        cursor.execute(
+            "VACUUM (ANALYZE) catalog_fruit, catalog_fruitsynonym, catalog_fruitspelling"
+        )
     admin, _ = User.objects.get_or_create(
         username="bench-admin", defaults={"is_staff": True, "is_superuser": True}
     )
@@ -233,6 +243,9 @@ def main() -> None:
         ("list, page_size=100", client, "/api/v1/fruits?page_size=100"),
         ("list, page 1,000 of 100", client, "/api/v1/fruits?page=1000&page_size=100"),
         ("search, common (boskoop)", client, "/api/v1/fruits?search=boskoop"),
+        ("search, common, page 40", client, "/api/v1/fruits?search=boskoop&page=40"),
+        ("search, common, type=pear", client, "/api/v1/fruits?search=boskoop&type=pear"),
+        ("search, a whole name", client, "/api/v1/fruits?search=Roter+Renette+aus+Tirol"),
         ("search, accents (schoner)", client, "/api/v1/fruits?search=schoner"),
         ("search, accented (schöner)", client, "/api/v1/fruits?search=sch%C3%B6ner"),
         ("search, misspelled (gravenstiner)", client, "/api/v1/fruits?search=gravenstiner"),

@@ -48,6 +48,15 @@ def ensure_database(url: str, *, reload: bool = False) -> None:
         subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {name}"], check=True)
 
 
+def drop_database(url: str) -> None:
+    """Drop the database `url` names, if it exists."""
+    server, name = url.rsplit("/", 1)
+    subprocess.run(
+        ["psql", server + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"],
+        check=True,
+    )
+
+
 # --- Server processes ----------------------------------------------------------------------------
 
 

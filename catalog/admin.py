@@ -18,7 +18,7 @@ from catalog.forms import (
     SynonymForm,
     SynonymFormSet,
 )
-from catalog.models import Fruit, FruitImage, FruitSynonym
+from catalog.models import Fruit, FruitImage, FruitSpelling, FruitSynonym
 from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
 from fruitcatalog.blobs.admin import (
@@ -77,6 +77,7 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
     """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
 
     form = FruitAdminForm
+    deletion_hides = (FruitSpelling,)  # search rows, derived from the names
     list_display = ["thumbnail", "catalog_number", "name", "type", "synonym_list", "image_count"]
     list_display_links = ["thumbnail", "catalog_number", "name"]
     list_filter = ["type"]

@@ -3,7 +3,7 @@
 import django_filters
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
-from catalog.search import SEARCH_MAX, search_fruits
+from catalog.search import RANKED_MAX, SEARCH_MAX, search_fruits
 from fruitcatalog.rest.filters import IntegerFilter, NullsLastOrderingFilter
 
 
@@ -32,7 +32,8 @@ class FruitFilter(django_filters.FilterSet):
             "forgiving spelling mistakes. Without `ordering`, results come by relevance: the "
             "fruit's own name equal to the term first, then another name equal to it, names "
             "starting with it, names containing it, then the closest spellings; ties in catalog "
-            "order. Each entry's `matched_name` says which other name matched. At most "
+            f"order, and at most the best {RANKED_MAX:,} matches (with an `ordering`, all of "
+            "them). Each entry's `matched_name` says which other name matched. At most "
             f"{SEARCH_MAX} characters."
         ),
     )

@@ -3,7 +3,7 @@
 import hashlib
 
 from fruitcatalog.blobs import content_types, imaging
-from fruitcatalog.db.search import search_document
+from fruitcatalog.db.search import search_document, spellings_of
 
 BATCH_SIZE = 100  # rows of image bytes held in memory at once
 
@@ -54,4 +54,32 @@ def fill_fruit_search_text(fruit_model):
             names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
             fruit.search_text = search_document(fruit.catalog_number, *names, head=fruit.name)
         fruit_model.objects.bulk_update(batch, ["search_text"])
+        last_pk = batch[-1].pk
+
+
+def fill_fruit_spellings(fruit_model, spelling_model):
+    """Write the spellings of every fruit of a (historical) fruit model, as the current code
+    stores them (`Fruit.refresh_search_text`)."""
+    last_pk = 0
+    while True:
+        batch = list(
+            fruit_model.objects.filter(pk__gt=last_pk)
+            .order_by("pk")
+            .prefetch_related("synonyms")[:1000]
+        )
+        if not batch:
+            return
+        rows = []
+        for fruit in batch:
+            names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
+            rows.extend(
+                spelling_model(
+                    fruit_id=fruit.pk,
+                    spelling=spelling,
+                    is_own_name=is_own_name,
+                    catalog_number=fruit.catalog_number,
+                )
+                for spelling, is_own_name in spellings_of(fruit.name, fruit.catalog_number, *names)
+            )
+        spelling_model.objects.bulk_create(rows, batch_size=1000)
         last_pk = batch[-1].pk

@@ -17,7 +17,12 @@ from fruitcatalog.blobs.models import (
 )
 from fruitcatalog.blobs.responses import versioned
 from fruitcatalog.db.expressions import ListSubquery
-from fruitcatalog.db.search import SearchQuerySetMixin, name_key, search_document
+from fruitcatalog.db.search import (
+    SearchQuerySetMixin,
+    name_key,
+    search_document,
+    spellings_of,
+)
 
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 NAME_FIELDS = ("name", "kind", "language", "note")  # a name record's fields, in API order
@@ -212,11 +217,51 @@ class Fruit(models.Model):
         return [record["name"] for record in self.name_records]
 
     def refresh_search_text(self, names: list[str] | None = None):
-        """Recompute the search column from name, other names and catalog number, and store it."""
+        """Recompute what search reads from name, other names and catalog number, and store it:
+        the search column and the fruit's spellings."""
         if names is None:
             names = list(self.synonyms.order_by("position").values_list("name", flat=True))
         self.search_text = search_document(self.catalog_number, *names, head=self.name)
         Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
+        FruitSpelling.objects.filter(fruit_id=self.pk).delete()
+        FruitSpelling.objects.bulk_create(
+            FruitSpelling(
+                fruit_id=self.pk,
+                spelling=spelling,
+                is_own_name=is_own_name,
+                catalog_number=self.catalog_number,
+            )
+            for spelling, is_own_name in spellings_of(self.name, self.catalog_number, *names)
+        )
+
+
+class FruitSpelling(models.Model):
+    """One folded spelling a fruit is found under: of its own name, another name or its number.
+
+    Derived data, rewritten by `Fruit.refresh_search_text`. The catalog number is copied here so
+    that one index gives a term's exact and starts-with matches in catalog order (the first
+    tiers of a search by relevance) without visiting the fruits.
+    """
+
+    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="spellings")
+    spelling = models.TextField()
+    is_own_name = models.BooleanField(default=False)
+    catalog_number = models.IntegerField(null=True)
+
+    class Meta:
+        indexes = [
+            # Equality and `LIKE 'term%'` as range scans (text_pattern_ops: byte order, whatever
+            # the database's collation), answered from the index alone on PostgreSQL.
+            models.Index(
+                fields=["spelling"],
+                name="catalog_fruitspelling_idx",
+                opclasses=["text_pattern_ops"],
+                include=["catalog_number", "fruit", "is_own_name"],
+            ),
+        ]
+
+    def __str__(self):
+        return self.spelling
 
 
 class CatalogNumberMark(models.Model):

@@ -8,7 +8,9 @@ its catalog number and the spellings of its other names (`fruitcatalog.db.search
   the trigram index on `search_text`); on SQLite the same measure computed in Python over at most
   `SQLITE_FUZZY_SCAN` fruits;
 - ranks them: the fruit's own name equal to the term, another name equal to it, a name starting
-  with it, a name containing it, then the fuzzy matches by similarity; ties in catalog order;
+  with it, a name containing it, then the fuzzy matches by similarity; ties in catalog order.
+  Ranked, a search lists its best `RANKED_MAX` matches, found without ranking every match: the
+  fruit's spellings (`FruitSpelling`) give each tier's first matches in catalog order by index;
 - names, for each fruit shown, the name it matched through when that is not its own
   (`matched_name`), and, when nothing matched, up to five of the closest names (`suggestions`).
 
@@ -37,6 +39,8 @@ SUGGESTIONS_MAX = 5
 SQLITE_FUZZY_SCAN = 20_000  # SQLite: fruits whose similarity is computed, at most
 FUZZY_MAX = 200  # fuzzy matches kept, at most (the best ones)
 FUZZY_WHEN_FEWER = 24  # substring matches below this (a page): the closest spellings join them
+FUZZY_SCAN = 2_000  # PostgreSQL: fruits passing the trigram index whose similarity is measured
+RANKED_MAX = 1_000  # a search by relevance lists its best matches, this many at most
 
 EXACT_OWN_NAME, EXACT_OTHER_NAME, STARTS_WITH, CONTAINS, FUZZY = range(5)
 
@@ -85,22 +89,21 @@ def search_fruits(queryset, text: str, *, by_relevance: bool):
     """`queryset` narrowed to the fruits `text` finds, ranked when `by_relevance`.
 
     The closest spellings join the matches when the term's substring matches do not fill a
-    page: a term that names many fruits as typed ("boskoop") needs no guessing, and measuring
-    similarity over all of them is what would make a common search slow at a million fruits.
+    page: a term that names many fruits as typed ("boskoop") needs no guessing. Ranked, a
+    search lists its best `RANKED_MAX` matches (`ranked_window`).
     """
     term, terms = search_query(text), search_terms(text)
     if not term:
         # Only punctuation ("%", "'"): it resembles no name, so it finds nothing.
         return queryset.none() if text.strip() else queryset
     matches = contains_any(terms)
+    # Whether the substring matches fill a page, and whether they are few enough to rank all.
+    some = list(queryset.filter(matches).order_by().values_list("pk", flat=True)[: RANKED_MAX + 1])
     scores = {}
-    if forgives(term):
-        substring = queryset.filter(matches).order_by().values("pk")[:FUZZY_WHEN_FEWER]
-        if len(substring) < FUZZY_WHEN_FEWER:
-            scores = fuzzy_scores(term, FUZZY_MATCH)
-    if scores:
-        matches |= Q(pk__in=list(scores))
-    queryset = queryset.filter(matches).annotate(
+    if forgives(term) and len(some) < FUZZY_WHEN_FEWER:
+        scores = fuzzy_scores(term, FUZZY_MATCH)
+    found = queryset.filter(matches | Q(pk__in=list(scores)) if scores else matches)
+    found = found.annotate(
         search_similarity=Case(
             *(When(pk=pk, then=Value(score)) for pk, score in scores.items()),
             default=Value(0.0),
@@ -108,29 +111,70 @@ def search_fruits(queryset, text: str, *, by_relevance: bool):
         )
     )
     if not by_relevance:
-        return queryset
+        return found
     # Similarity orders the fuzzy matches only; every other rank keeps the catalog order.
     fuzzy_similarity = Case(
         When(search_rank=FUZZY, then=F("search_similarity")),
         default=Value(0.0),
         output_field=FloatField(),
     )
-    return queryset.annotate(search_rank=relevance(terms)).order_by(
+    ranked = found.annotate(search_rank=relevance(terms)).order_by(
         "search_rank",
         fuzzy_similarity.desc(),
         F("catalog_number").asc(nulls_last=True),
         "pk",
     )
+    if len(some) <= RANKED_MAX:  # all of them: ranking them costs little
+        return ranked.filter(pk__in=[*some, *scores])
+    candidates = ranked_window(queryset, terms)
+    best = ranked.filter(pk__in=candidates).values_list("pk", flat=True)[:RANKED_MAX]
+    return ranked.filter(pk__in=list(best))
+
+
+def ranked_window(queryset, terms: list[str]) -> list[int]:
+    """Ids among which the first `RANKED_MAX` fruits by relevance are, whatever the catalog's
+    size: the first `RANKED_MAX` in catalog order of each tier's matches (a term with that
+    many substring matches has no fuzzy ones).
+
+    Each tier's matches come in catalog order from an index (the spellings' B-tree for exact
+    names and name starts, the catalog order for the rest), so no query ranks every match.
+    A fruit ranked within the first `RANKED_MAX` is among the first `RANKED_MAX` matches of
+    its tier, or of a wider condition, in catalog order: the fruits before it there rank before
+    it too.
+    """
+    from catalog.models import FruitSpelling
+
+    order = [F("catalog_number").asc(nulls_last=True), "fruit_id"]
+    spellings = FruitSpelling.objects.all()
+    if queryset.query.has_filters():  # another filter (type, catalog number) narrows each tier
+        spellings = spellings.filter(fruit__in=queryset.values("pk"))
+    starts = Q()
+    for term in terms:
+        starts |= Q(spelling__startswith=term)
+    ids = set()
+    for condition in (Q(spelling__in=terms, is_own_name=True), Q(spelling__in=terms), starts):
+        rows = (
+            spellings.filter(condition)
+            .order_by(*order)
+            .values_list("catalog_number", "fruit_id")
+            .distinct()[:RANKED_MAX]
+        )
+        ids.update(fruit_id for _, fruit_id in rows)
+    in_order = queryset.filter(contains_any(terms)).order_by(*order[:1], "pk")
+    ids.update(in_order.values_list("pk", flat=True)[:RANKED_MAX])
+    return sorted(ids)
 
 
 def fuzzy_scores(term: str, least: float) -> dict[int, float]:
-    """The fruits whose document is at least `least` word-similar to `term`: the best
-    `FUZZY_MAX`, best first, ties by id.
+    """Fruits whose document is at least `least` word-similar to `term`: the best `FUZZY_MAX`
+    of at most `FUZZY_SCAN` such fruits, best first, ties by id.
 
+    The scan is bounded because a misspelling close to the names of many thousands of fruits
+    would otherwise cost a similarity measure each; among so many, any are as good a guess.
     PostgreSQL: pg_trgm's `%>` finds the candidates through the trigram index (from the
-    connection's `pg_trgm.word_similarity_threshold`, set to `least` here), and similarity is
-    measured on those only. SQLite: the same measure in Python over at most
-    `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database serves small catalogs.
+    connection's `pg_trgm.word_similarity_threshold`, set to `least` here). SQLite: the same
+    measure in Python over at most `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database
+    serves small catalogs.
     """
     from catalog.models import Fruit
 
@@ -142,8 +186,9 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
             cursor.execute(
                 "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(least)]
             )
+            candidates = Fruit.objects.filter(search_text__trigram_word_similar=term).order_by()
             rows = (
-                Fruit.objects.filter(search_text__trigram_word_similar=term)
+                Fruit.objects.filter(pk__in=candidates.values("pk")[:FUZZY_SCAN])
                 .annotate(similarity=TrigramWordSimilarity(term, "search_text"))
                 .order_by("-similarity", "pk")
                 .values_list("pk", "similarity")[:FUZZY_MAX]

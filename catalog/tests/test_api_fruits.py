@@ -2,6 +2,7 @@
 
 import pytest
 
+from catalog import search
 from catalog.models import Fruit, FruitSynonym
 from catalog.validators import clean_names
 
@@ -584,6 +585,44 @@ def test_a_number_match_names_no_other_name(anon_client, fruit_factory):
     fruit_factory(name="Apostelapfel", catalog_number=1234, synonyms=["12 Apostles"])
     (found,) = anon_client.get(FRUITS, {"search": "1234"}).json()["results"]
     assert found["matched_name"] is None
+
+
+def test_a_search_with_more_matches_than_it_ranks_lists_the_best_in_the_same_order(
+    anon_client, fruit_factory, monkeypatch
+):
+    # Relevance order over the first matches of each tier in catalog order, by index: the best
+    # RANKED_MAX are exactly those a ranking of every match would put first, whichever tier
+    # holds them and wherever they are in the catalog, and a filter narrows every tier.
+    monkeypatch.setattr(search, "RANKED_MAX", 4)
+    for number in range(1, 6):
+        fruit_factory(name=f"Roter Boskoop {number}", catalog_number=number)  # contains
+    fruit_factory(name="Boskoop Glory", catalog_number=20, type="pear")  # starts with it
+    fruit_factory(name="Belle", catalog_number=30, synonyms=["Boskoop"])  # another name
+    fruit_factory(name="Boskoop", catalog_number=40)  # its own name
+    fruit_factory(name="Boskoop Nova", catalog_number=50)  # starts with it
+    fruit_factory(name="Boskoop Rouge", catalog_number=60)  # starts with it
+    best = ["Boskoop", "Belle", "Boskoop Glory", "Boskoop Nova"]
+    body = anon_client.get(FRUITS, {"search": "boskoop"}).json()
+    assert [fruit["name"] for fruit in body["results"]] == best
+    assert body["count"] == 4
+    assert names_found(anon_client, "boskoop", page_size=2, page=2) == best[2:]
+    assert names_found(anon_client, "boskoop", type="pear") == ["Boskoop Glory"]
+    # An explicit ordering lists every match.
+    assert anon_client.get(FRUITS, {"search": "boskoop", "ordering": "name"}).json()["count"] == 10
+
+
+def test_a_renamed_fruit_is_ranked_by_its_new_names(curator_client, fruit_factory, monkeypatch):
+    monkeypatch.setattr(search, "RANKED_MAX", 2)
+    for number in range(1, 4):
+        fruit_factory(name=f"Roter Boskoop {number}", catalog_number=number)
+    fruit = fruit_factory(name="Boskoop", catalog_number=9)
+    assert names_found(curator_client, "boskoop")[0] == "Boskoop"
+    curator_client.patch(
+        f"{FRUITS}/{fruit.pk}", {"name": "Kaiser", "names": [{"name": "Boskoop"}]}, format="json"
+    )
+    assert names_found(curator_client, "boskoop")[0] == "Kaiser"
+    curator_client.patch(f"{FRUITS}/{fruit.pk}", {"names": []}, format="json")
+    assert "Kaiser" not in names_found(curator_client, "boskoop")
 
 
 def test_a_search_longer_than_a_name_is_a_400(anon_client):

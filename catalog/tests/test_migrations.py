@@ -169,3 +169,28 @@ def test_the_search_column_is_refilled_with_both_spellings_and_back(migrator):
     text = back.apps.get_model("catalog", "Fruit").objects.get(pk=fruit.pk).search_text
     assert text == "7\x1fcox's orange-pippin"
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_fruit_gets_its_spellings_as_rows_and_back(migrator):
+    old_state = migrator.apply_initial_migration(
+        ("catalog", "0020_refill_search_text_with_spellings")
+    )
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    fruit = Fruit.objects.create(name="Schöner aus Boskoop", type="apple", catalog_number=7)
+    old_state.apps.get_model("catalog", "FruitSynonym").objects.create(
+        fruit=fruit, name="Boskoop", name_key="boskoop", position=0
+    )
+
+    new_state = migrator.apply_tested_migration(("catalog", "0021_fruit_spellings"))
+    rows = new_state.apps.get_model("catalog", "FruitSpelling").objects.order_by("pk")
+    assert [(row.spelling, row.is_own_name, row.catalog_number) for row in rows] == [
+        ("schoner aus boskoop", True, 7),
+        ("schoener aus boskoop", True, 7),
+        ("7", False, 7),
+        ("boskoop", False, 7),
+    ]
+
+    back = migrator.apply_tested_migration(("catalog", "0020_refill_search_text_with_spellings"))
+    assert back.apps.get_model("catalog", "Fruit").objects.get(pk=fruit.pk).name == fruit.name
+    migrator.reset()

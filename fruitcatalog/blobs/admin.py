@@ -45,10 +45,17 @@ class BlobDeferringCollector(NestedObjects):
 
     Django's own joins each related row's parent in and then loads every column, so confirming
     the deletion of a fruit would read all its images' bytes (and a publication's, its PDFs').
+    Rows of the `hidden` models (derived data, such as search rows) are deleted but not listed.
     """
+
+    def __init__(self, *args, hidden=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hidden = tuple(hidden)
 
     def related_objects(self, related_model, related_fields, objs):
         queryset = super().related_objects(related_model, related_fields, objs)
+        if issubclass(related_model, self.hidden):
+            return queryset.none()
         deferred = blob_fields(related_model)
         for field in related_fields:
             deferred += [f"{field.name}__{name}" for name in blob_fields(field.related_model)]
@@ -56,14 +63,22 @@ class BlobDeferringCollector(NestedObjects):
 
 
 class BlobSafeDeletionMixin:
-    """Delete confirmation pages and the "delete selected" action without reading bytes."""
+    """Delete confirmation pages and the "delete selected" action without reading bytes.
+
+    `deletion_hides`: models whose rows the pages do not list (derived data a curator never
+    edits); they are deleted all the same.
+    """
+
+    deletion_hides = ()
 
     def get_deleted_objects(self, objs, request):
         """Django's `get_deleted_objects`, with a collector that defers the byte columns."""
         objs = list(objs)
         if not objs:
             return [], {}, set(), []
-        collector = BlobDeferringCollector(using=router.db_for_write(objs[0]._meta.model))
+        collector = BlobDeferringCollector(
+            using=router.db_for_write(objs[0]._meta.model), hidden=self.deletion_hides
+        )
         collector.collect(objs)
         perms_needed = set()
 

@@ -71,6 +71,20 @@ def search_document(*parts: object, head: object = None) -> str:
     return PART_SEPARATOR.join(variants(str(head))) + HEAD_END + body
 
 
+def spellings_of(head: object, *parts: object) -> list[tuple[str, bool]]:
+    """`(spelling, of_head)` for each folded spelling of `head` and the non-empty `parts`, each
+    spelling once (one that the head has counts as the head's): the rows of a spellings table."""
+    seen, found = set(), []
+    for part, of_head in [(head, True), *((part, False) for part in parts)]:
+        if part in (None, ""):
+            continue
+        for spelling in variants(str(part)):
+            if spelling and spelling not in seen:
+                seen.add(spelling)
+                found.append((spelling, of_head))
+    return found
+
+
 def search_query(text: str) -> str:
     """A user's search text folded like the documents, umlauts written out (it never holds a
     separator): the one form of the term that similarity is measured with."""

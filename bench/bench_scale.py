@@ -188,7 +188,10 @@ def measure(client, path: str, runs: int = 7):
             started = time.perf_counter()
             response = client.get(path)
             times.append((time.perf_counter() - started) * 1000)
-    slowest = max(captured.captured_queries, key=lambda q: float(q["time"]))
+    # The fuzzy lookups (`%>`) run under a time budget of their own and with a threshold set
+    # for their transaction, which a later EXPLAIN would not have: the slowest of the others.
+    bounded = [q for q in captured.captured_queries if "%>" not in q["sql"]]
+    slowest = max(bounded or captured.captured_queries, key=lambda q: float(q["time"]))
     return statistics.median(times), len(captured.captured_queries), slowest
 
 
@@ -250,7 +253,8 @@ def main() -> None:
         ("search, accented (schöner)", client, "/api/v1/fruits?search=sch%C3%B6ner"),
         ("search, misspelled (gravenstiner)", client, "/api/v1/fruits?search=gravenstiner"),
         ("search, nonsense (xqzvw)", client, "/api/v1/fruits?search=xqzvw"),
-        ("search, did you mean (grawnstajnr)", client, "/api/v1/fruits?search=grawnstajnr"),
+        ("search, did you mean (gravnstajner)", client, "/api/v1/fruits?search=gravnstajner"),
+        ("search, no guess (grawnstajnr)", client, "/api/v1/fruits?search=grawnstajnr"),
         ("search, rare (a number)", client, f"/api/v1/fruits?search={middle}"),
         (
             "4 types, ordering=-name",
@@ -282,7 +286,10 @@ def main() -> None:
         print(f"| {name} | {ms:.1f} | {queries} | {'PASS' if ms <= TARGET_MS else 'FAIL'} |")
         if float(slowest["time"]) * 1000 > worst[0]:
             worst = (float(slowest["time"]) * 1000, name, slowest["sql"])
-    print(f"\nSlowest query ({worst[1]}, {worst[0]:.1f} ms):\n\n```\n{explain(worst[2])}\n```")
+    print(
+        f"\nSlowest query outside the time-budgeted fuzzy lookups ({worst[1]}, {worst[0]:.1f} ms):"
+        f"\n\n```\n{explain(worst[2])}\n```"
+    )
 
 
 if __name__ == "__main__":

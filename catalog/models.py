@@ -239,7 +239,7 @@ class FruitSpelling(models.Model):
     """One folded spelling a fruit is found under: of its own name, another name or its number.
 
     Derived data, rewritten by `Fruit.refresh_search_text`. The catalog number is copied here so
-    that one index gives a term's exact and starts-with matches in catalog order (the first
+    that an index gives a term's exact and starts-with matches in catalog order (the first
     tiers of a search by relevance) without visiting the fruits.
     """
 
@@ -257,6 +257,13 @@ class FruitSpelling(models.Model):
                 name="catalog_fruitspelling_idx",
                 opclasses=["text_pattern_ops"],
                 include=["catalog_number", "fruit", "is_own_name"],
+            ),
+            # The catalog order, for a common term's matches: walked until a window is full
+            # instead of sorting every match (the planner picks by the term's frequency).
+            models.Index(
+                fields=["catalog_number", "fruit"],
+                name="catalog_spelling_order_idx",
+                include=["spelling", "is_own_name"],
             ),
         ]
 

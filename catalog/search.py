@@ -18,9 +18,12 @@ its catalog number and the spellings of its other names (`fruitcatalog.db.search
 misspellings (`catalog/tests/test_search_quality.py`).
 """
 
-from django.db import connection, transaction
+import logging
+
+from django.db import connection
 from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
 
+from fruitcatalog.db.budgets import OutOfTime, time_budget
 from fruitcatalog.db.search import (
     HEAD_END,
     PART_SEPARATOR,
@@ -39,8 +42,11 @@ SUGGESTIONS_MAX = 5
 SQLITE_FUZZY_SCAN = 20_000  # SQLite: fruits whose similarity is computed, at most
 FUZZY_MAX = 200  # fuzzy matches kept, at most (the best ones)
 FUZZY_WHEN_FEWER = 24  # substring matches below this (a page): the closest spellings join them
-FUZZY_SCAN = 2_000  # PostgreSQL: fruits passing the trigram index whose similarity is measured
+FUZZY_SCAN = 300  # PostgreSQL: similar fruits found, at most, before the best are kept
+FUZZY_BUDGET_MS = 60  # PostgreSQL: time a fuzzy lookup may take before it guesses nothing
 RANKED_MAX = 1_000  # a search by relevance lists its best matches, this many at most
+
+logger = logging.getLogger(__name__)
 
 EXACT_OWN_NAME, EXACT_OTHER_NAME, STARTS_WITH, CONTAINS, FUZZY = range(5)
 
@@ -148,18 +154,21 @@ def ranked_window(queryset, terms: list[str]) -> list[int]:
     spellings = FruitSpelling.objects.all()
     if queryset.query.has_filters():  # another filter (type, catalog number) narrows each tier
         spellings = spellings.filter(fruit__in=queryset.values("pk"))
-    starts = Q()
-    for term in terms:
-        starts |= Q(spelling__startswith=term)
     ids = set()
-    for condition in (Q(spelling__in=terms, is_own_name=True), Q(spelling__in=terms), starts):
-        rows = (
-            spellings.filter(condition)
-            .order_by(*order)
-            .values_list("catalog_number", "fruit_id")
-            .distinct()[:RANKED_MAX]
-        )
-        ids.update(fruit_id for _, fruit_id in rows)
+    # One query per spelling of the term: each is one index range (an OR of two is not).
+    for term in terms:
+        for condition in (
+            Q(spelling=term, is_own_name=True),
+            Q(spelling=term),
+            Q(spelling__startswith=term),
+        ):
+            rows = (
+                spellings.filter(condition)
+                .order_by(*order)
+                .values_list("catalog_number", "fruit_id")
+                .distinct()[:RANKED_MAX]
+            )
+            ids.update(fruit_id for _, fruit_id in rows)
     in_order = queryset.filter(contains_any(terms)).order_by(*order[:1], "pk")
     ids.update(in_order.values_list("pk", flat=True)[:RANKED_MAX])
     return sorted(ids)
@@ -169,10 +178,11 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
     """Fruits whose document is at least `least` word-similar to `term`: the best `FUZZY_MAX`
     of at most `FUZZY_SCAN` such fruits, best first, ties by id.
 
-    The scan is bounded because a misspelling close to the names of many thousands of fruits
-    would otherwise cost a similarity measure each; among so many, any are as good a guess.
-    PostgreSQL: pg_trgm's `%>` finds the candidates through the trigram index (from the
-    connection's `pg_trgm.word_similarity_threshold`, set to `least` here). SQLite: the same
+    The work is bounded: among more fruits than that, any are as good a guess. PostgreSQL:
+    pg_trgm's `%>` finds the candidates (from `pg_trgm.word_similarity_threshold`, set to
+    `least` here), through the trigram index or in storage order, as the planner judges the
+    term's frequency; a scan that outlasts `FUZZY_BUDGET_MS` (the index's candidates for a term
+    made of common trigrams can be many, each measured) guesses nothing. SQLite: the same
     measure in Python over at most `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database
     serves small catalogs.
     """
@@ -181,24 +191,29 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
     if connection.vendor == "postgresql":
         from django.contrib.postgres.search import TrigramWordSimilarity
 
-        with transaction.atomic(), connection.cursor() as cursor:
-            # The candidates' least similarity, for this transaction (SET takes no parameters).
-            cursor.execute(
-                "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(least)]
-            )
-            candidates = Fruit.objects.filter(search_text__trigram_word_similar=term).order_by()
-            rows = (
-                Fruit.objects.filter(pk__in=candidates.values("pk")[:FUZZY_SCAN])
-                .annotate(similarity=TrigramWordSimilarity(term, "search_text"))
-                .order_by("-similarity", "pk")
-                .values_list("pk", "similarity")[:FUZZY_MAX]
-            )
-            return dict(rows)
-    rows = Fruit.objects.order_by("pk").values_list("pk", "search_text")[:SQLITE_FUZZY_SCAN]
-    wanted = trigrams(term)
-    scored = [(word_similarity(term, document, wanted), pk) for pk, document in rows]
-    best = sorted((item for item in scored if item[0] >= least), key=lambda i: (-i[0], i[1]))
-    return {pk: score for score, pk in best[:FUZZY_MAX]}
+        try:
+            with time_budget(FUZZY_BUDGET_MS), connection.cursor() as cursor:
+                cursor.execute(  # for this transaction only
+                    "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(least)]
+                )
+                rows = list(
+                    Fruit.objects.filter(search_text__trigram_word_similar=term)
+                    .annotate(similarity=TrigramWordSimilarity(term, "search_text"))
+                    .order_by()
+                    .values_list("pk", "similarity")[:FUZZY_SCAN]
+                )
+        except OutOfTime:
+            logger.info("fuzzy search for %r outlasted %s ms: no guesses", term, FUZZY_BUDGET_MS)
+            return {}
+    else:
+        documents = Fruit.objects.order_by("pk").values_list("pk", "search_text")
+        wanted = trigrams(term)
+        rows = [
+            (pk, word_similarity(term, document, wanted))
+            for pk, document in documents[:SQLITE_FUZZY_SCAN]
+        ]
+    best = sorted((row for row in rows if row[1] >= least), key=lambda row: (-row[1], row[0]))
+    return dict(best[:FUZZY_MAX])
 
 
 def explain_page(fruits, text: str, total: int) -> list[dict]:

@@ -46,7 +46,12 @@ class Migration(migrations.Migration):
                         include=("catalog_number", "fruit", "is_own_name"),
                         name="catalog_fruitspelling_idx",
                         opclasses=["text_pattern_ops"],
-                    )
+                    ),
+                    models.Index(
+                        fields=["catalog_number", "fruit"],
+                        include=("spelling", "is_own_name"),
+                        name="catalog_spelling_order_idx",
+                    ),
                 ],
             },
         ),

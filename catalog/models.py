@@ -24,6 +24,21 @@ from fruitcatalog.db.search import (
     spellings_of,
 )
 
+# Other apps' names a fruit is found by (publications: the names its sources use), as
+# `provider(fruit_ids) -> {fruit_id: [name, ...]}`, registered from their `AppConfig.ready()`:
+# search reads them without the catalog importing those apps.
+SEARCHED_NAME_PROVIDERS: list = []
+
+
+def searched_names_elsewhere(fruit_ids: list[int]) -> dict[int, list[str]]:
+    """The names of these fruits that other apps hold, by fruit id, each list in a stable order."""
+    found: dict[int, list[str]] = {}
+    for provider in SEARCHED_NAME_PROVIDERS:
+        for fruit_id, names in provider(fruit_ids).items():
+            found.setdefault(fruit_id, []).extend(names)
+    return found
+
+
 CATALOG_NUMBER_MAX = 2_147_483_647  # the largest value a 32-bit integer column holds everywhere
 NAME_FIELDS = ("name", "kind", "language", "note")  # a name record's fields, in API order
 
@@ -217,10 +232,12 @@ class Fruit(models.Model):
         return [record["name"] for record in self.name_records]
 
     def refresh_search_text(self, names: list[str] | None = None):
-        """Recompute what search reads from name, other names and catalog number, and store it:
-        the search column and the fruit's spellings."""
+        """Recompute what search reads from name, other names, the names other apps hold for
+        the fruit (`SEARCHED_NAME_PROVIDERS`) and catalog number, and store it: the search
+        column and the fruit's spellings."""
         if names is None:
             names = list(self.synonyms.order_by("position").values_list("name", flat=True))
+        names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
         self.search_text = search_document(self.catalog_number, *names, head=self.name)
         Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
         FruitSpelling.objects.filter(fruit_id=self.pk).delete()

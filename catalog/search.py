@@ -218,31 +218,55 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
 
 def explain_page(fruits, text: str, total: int) -> list[dict]:
     """What a page of search results tells besides its rows, the API's and the grid's alike:
-    each fruit's `matched_name`, and the suggestions (`[]` unless the search matched nothing)."""
+    each fruit's `matched_name`, and the suggestions (`[]` unless the search matched nothing).
+
+    A fruit none of whose own names explains the match was found through a name another app
+    holds for it (a name its sources use): those names are read for such fruits only, in one
+    query.
+    """
+    from catalog.models import searched_names_elsewhere
+
     if not search_query(text):
         return []
+    unexplained = []
     for fruit in fruits:
-        fruit.matched_name = matched_name(fruit, text)
+        explained, fruit.matched_name = _matched(fruit, text, [])
+        if not explained:
+            unexplained.append(fruit)
+    if unexplained:
+        elsewhere = searched_names_elsewhere([fruit.pk for fruit in unexplained])
+        for fruit in unexplained:
+            fruit.matched_name = matched_name(fruit, text, elsewhere.get(fruit.pk, []))
     return suggestions(text) if total == 0 else []
 
 
-def matched_name(fruit, text: str) -> str | None:
+def matched_name(fruit, text: str, elsewhere: list[str] = ()) -> str | None:
     """The name through which `fruit` matched `text`, when it is not its own name.
 
-    None when the fruit matched through its own name or its catalog number: a name counts only
-    when it contains the term, or (for a term looked up fuzzily) is similar enough to match.
+    Its other names are looked at, then `elsewhere` (names other apps hold for it: the names
+    its sources use). None when the fruit matched through its own name or its catalog number:
+    a name counts only when it contains the term, or (for a term looked up fuzzily) is similar
+    enough to match.
     """
+    return _matched(fruit, text, elsewhere)[1]
+
+
+def _matched(fruit, text: str, elsewhere: list[str]) -> tuple[bool, str | None]:
+    """Whether one of the fruit's names (own, other, `elsewhere`) matches `text`, and which
+    one when it is not the own name."""
     term, terms = search_query(text), search_terms(text)
     if not term:
-        return None
+        return False, None
     least = FUZZY_MATCH if forgives(term) else 2.0  # 2: a substring match, at least
-    names = [fruit.name, *fruit.synonym_names]
-    best_name, best_score = None, least
+    names = [fruit.name, *fruit.synonym_names, *elsewhere]
+    best_index, best_score = 0, -1.0
     for index, name in enumerate(names):
         score = _name_score(term, name, terms)
-        if score > best_score or (score == best_score and best_name is None and index == 0):
-            best_name, best_score = (None if index == 0 else name), score
-    return best_name if best_score >= least else None
+        if score > best_score:  # ties: the earlier name, the fruit's own first
+            best_index, best_score = index, score
+    if best_score < least:
+        return False, None
+    return True, (None if best_index == 0 else names[best_index])
 
 
 def _name_score(term: str, name: str, terms: list[str] | None = None) -> float:

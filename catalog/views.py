@@ -69,18 +69,11 @@ class FruitPagination(PageNumberPagination):
 
 @extend_schema_view(
     list=extend_schema(summary="List fruits"),
-    create=extend_schema(
-        summary="Create a fruit",
-        responses={201: FruitDetailSerializer},
-        parameters=IDEMPOTENCY_PARAMETERS,
-    ),
+    # Requests and responses: `detail_serializer_class`, which a composing app may extend.
+    create=extend_schema(summary="Create a fruit", parameters=IDEMPOTENCY_PARAMETERS),
     retrieve=extend_schema(summary="Get a fruit with its images", parameters=[FRUIT_ID]),
-    update=extend_schema(
-        summary="Replace a fruit", responses=FruitDetailSerializer, parameters=[FRUIT_ID]
-    ),
-    partial_update=extend_schema(
-        summary="Update a fruit", responses=FruitDetailSerializer, parameters=[FRUIT_ID]
-    ),
+    update=extend_schema(summary="Replace a fruit", parameters=[FRUIT_ID]),
+    partial_update=extend_schema(summary="Update a fruit", parameters=[FRUIT_ID]),
     destroy=extend_schema(
         summary="Delete a fruit with its synonyms and images",
         description="409 while a publication links the fruit.",
@@ -95,6 +88,9 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     filterset_class = FruitFilter
     pagination_class = FruitPagination
     lookup_value_regex = ID_PATTERN
+    # The one fruit's representation; the API composes it with what other apps add
+    # (publications: its citations) by subclassing this viewset (`fruitcatalog.api`).
+    detail_serializer_class = FruitDetailSerializer
 
     def get_queryset(self):
         queryset = super().get_queryset()
@@ -103,7 +99,7 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
         return queryset
 
     def get_serializer_class(self):
-        return FruitSerializer if self.action == "list" else FruitDetailSerializer
+        return FruitSerializer if self.action == "list" else self.detail_serializer_class
 
     def perform_destroy(self, instance):
         fruit_delete(fruit=instance)

@@ -3,9 +3,10 @@
 from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
-from catalog.views import FruitImageViewSet, FruitViewSet
+from catalog.views import FruitImageViewSet
 from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
 from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.fruit_detail import CitedFruitViewSet
 from fruitcatalog.rest.auth import TokenView
 from fruitcatalog.rest.health import HealthView
 from publications import views as publication_views
@@ -20,7 +21,8 @@ class OptionalSlashRouter(SimpleRouter):
 
 
 router = OptionalSlashRouter()
-router.register("fruits", FruitViewSet, basename="fruit")
+# The catalog's fruits, composed with what publications add to a fruit's detail (citations).
+router.register("fruits", CitedFruitViewSet, basename="fruit")
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
 
 
@@ -78,7 +80,9 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})",
-        publication_views.PublicationFruitViewSet.as_view({"put": "update", "delete": "destroy"}),
+        publication_views.PublicationFruitViewSet.as_view(
+            {"put": "update", "patch": "partial_update", "delete": "destroy"}
+        ),
         "publication-fruit-detail",
     ),
     route(

@@ -29,6 +29,11 @@ from fruitcatalog.db.search import contains_any, search_terms
 from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.services import (
+    publication_delete,
+    publication_unlink_fruit,
+    refresh_fruit_search,
+)
 
 LINK_IMAGE_SIDE = 40  # px; several previews side by side in one row of the links table
 
@@ -73,6 +78,10 @@ class PublicationFruitInline(AdminAssetsMixin, admin.TabularInline):
     form = PublicationFruitForm
     fields = [
         "fruit",
+        "pages",
+        "plate",
+        "name_in_source",
+        "is_first_description",
         "description_upload",
         "remove_description",
         "description",
@@ -217,6 +226,24 @@ class PublicationAdmin(
         super().save_model(request, obj, form, change)
         form.save_cover()
 
+    def save_formset(self, request, form, formset, change):
+        """Save the linked fruits; search forgets the names in source of links deleted here."""
+        named = [
+            inline.instance.fruit_id
+            for inline in formset.deleted_forms
+            if inline.instance.pk and inline.instance.name_in_source
+        ]
+        super().save_formset(request, form, formset, change)
+        refresh_fruit_search(*named)
+
+    def delete_model(self, request, obj):
+        """Delete through the API's service (search forgets the names its links gave)."""
+        publication_delete(publication=obj)
+
+    def delete_queryset(self, request, queryset):
+        for publication in queryset:
+            publication_delete(publication=publication)
+
     @admin.display(description="Cover")
     def cover(self, publication):
         """The cover's thumbnail."""
@@ -287,6 +314,9 @@ class PublicationFruitAdmin(
     fields = [
         "publication",
         "fruit",
+        ("pages", "plate"),
+        "name_in_source",
+        "is_first_description",
         "description_upload",
         "remove_description",
         "description",
@@ -317,6 +347,14 @@ class PublicationFruitAdmin(
         """Save the link, then a new PDF (or its removal) as the API stores it."""
         super().save_model(request, obj, form, change)
         form.save_description()
+
+    def delete_model(self, request, obj):
+        """Unlink through the API's service (search forgets the link's name in source)."""
+        publication_unlink_fruit(publication=obj.publication, fruit_id=obj.fruit_id)
+
+    def delete_queryset(self, request, queryset):
+        for link in queryset:
+            publication_unlink_fruit(publication=link.publication, fruit_id=link.fruit_id)
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:

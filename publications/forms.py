@@ -9,8 +9,17 @@ from fruitcatalog.blobs.content_types import PDF
 from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from fruitcatalog.blobs.uploads import check_image_bytes
-from publications.models import Publication, PublicationFruit, PublicationFruitImage
-from publications.services import publication_fruit_set_description, publication_set_cover
+from publications.models import (
+    CITATION_FIELDS,
+    Publication,
+    PublicationFruit,
+    PublicationFruitImage,
+)
+from publications.services import (
+    publication_fruit_set_description,
+    publication_set_cover,
+    refresh_fruit_search,
+)
 
 # What a byte-upload field of these forms asks for: new bytes, their removal, or no change.
 UNCHANGED = object()
@@ -110,7 +119,13 @@ class PublicationFruitForm(forms.ModelForm):
 
     class Meta:
         model = PublicationFruit
-        fields = ["publication", "fruit"]
+        fields = ["publication", "fruit", *CITATION_FIELDS]
+        widgets = {
+            "pages": forms.TextInput(attrs={"size": 8}),
+            "plate": forms.TextInput(attrs={"size": 5}),
+            "name_in_source": forms.TextInput(attrs={"size": 20}),
+        }
+        labels = {"is_first_description": "First description"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -150,9 +165,12 @@ class PublicationFruitForm(forms.ModelForm):
         return link
 
     def save_description(self):
-        """Store the cleaned PDF change through the service, once the link row exists."""
+        """Store the cleaned PDF change through the service, once the link row exists, and
+        let search follow a changed name in the source."""
         if self.new_description is not UNCHANGED:
             publication_fruit_set_description(link=self.instance, data=self.new_description)
+        if "name_in_source" in self.changed_data:
+            refresh_fruit_search(self.instance.fruit_id)
 
 
 class PublicationFruitImageForm(ImageUploadForm):

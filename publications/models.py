@@ -197,6 +197,29 @@ class Publication(StoredBytesModel):
         return fields
 
 
+CITATION_PLACE_MAX = 50  # pages, plate
+NAME_IN_SOURCE_MAX = 200  # a fruit name's length
+CITATION_FIELDS = ["pages", "plate", "name_in_source", "is_first_description"]
+CITED_FIELDS = ["id", "title", "authors", "year"]  # of the publication, in a citation
+
+
+def names_in_sources(fruit_ids: list[int]) -> dict[int, list[str]]:
+    """The names the publications describe these fruits under, by fruit id (one query).
+
+    Registered as one of the catalog's `SEARCHED_NAME_PROVIDERS`: a fruit is found by them.
+    """
+    rows = (
+        PublicationFruit.objects.filter(fruit_id__in=fruit_ids)
+        .exclude(name_in_source="")
+        .order_by("fruit_id", "pk")
+        .values_list("fruit_id", "name_in_source")
+    )
+    found: dict[int, list[str]] = {}
+    for fruit_id, name in rows:
+        found.setdefault(fruit_id, []).append(name)
+    return found
+
+
 class PublicationFruitQuerySet(BlobQuerySet):
     """Query shapes for the links between publications and fruits."""
 
@@ -213,6 +236,18 @@ class PublicationFruitQuerySet(BlobQuerySet):
                 )
             )
             .order_by(F("fruit__catalog_number").asc(nulls_last=True), "fruit_id")
+        )
+
+    def as_citations(self):
+        """Without bytes, with the publication's title, authors and year joined in, oldest
+        publication first (no year last, then title)."""
+        return (
+            self.without_blobs()
+            .select_related("publication")
+            .only("fruit_id", *CITATION_FIELDS, *(f"publication__{f}" for f in CITED_FIELDS))
+            .order_by(
+                F("publication__year").asc(nulls_last=True), "publication__title", "publication_id"
+            )
         )
 
     def conflict_labels(self):
@@ -232,6 +267,22 @@ class PublicationFruit(StoredBytesModel):
     description_data = models.BinaryField(null=True, blank=True)
     description_size = models.PositiveBigIntegerField(default=0, editable=False)
     description_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
+    # The citation: where and under which name the publication describes the fruit.
+    pages = models.CharField(
+        max_length=CITATION_PLACE_MAX, blank=True, default="", help_text='E.g. "112-114".'
+    )
+    plate = models.CharField(
+        max_length=CITATION_PLACE_MAX, blank=True, default="", help_text="Plate (Tafel) number."
+    )
+    name_in_source = models.CharField(
+        max_length=NAME_IN_SOURCE_MAX,
+        blank=True,
+        default="",
+        help_text="The name under which the publication describes the fruit, if another.",
+    )
+    is_first_description = models.BooleanField(
+        default=False, help_text="This publication is the variety's first description."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     description = StoredBytes("description", content_type=PDF)
@@ -265,6 +316,16 @@ class PublicationFruit(StoredBytesModel):
     def has_description(self) -> bool:
         """Whether a PDF is stored (known without reading its bytes)."""
         return self.description.exists
+
+    @property
+    def place(self) -> str:
+        """Where the publication describes the fruit, for reading: "p. 112, plate IV"."""
+        parts = []
+        if self.pages:
+            parts.append(f"p. {self.pages}" if self.pages[0].isdigit() else self.pages)
+        if self.plate:
+            parts.append(f"plate {self.plate}")
+        return ", ".join(parts)
 
     def get_description_url(self) -> str | None:
         """Path of the PDF endpoint with the PDF's version (`?v=`); None without a PDF."""

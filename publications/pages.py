@@ -5,7 +5,7 @@ describe the fruit, and the catalog never imports publications. Every page runs 
 of queries whatever the catalog holds, and none reads a byte column.
 """
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.views.decorators.http import require_safe
 
@@ -33,12 +33,19 @@ def fruit_page(request, pk: int):
                 "images", queryset=PublicationFruitImage.objects.without_blobs().order_by("pk")
             )
         )
-        .order_by("publication__year", "publication__title", "pk")
+        .order_by(F("publication__year").asc(nulls_last=True), "publication__title", "pk")
     )
+    first = next((link for link in links if link.is_first_description), None)
     return render_page(
         request,
         "publications/fruit_page.html",
-        {"fruit": fruit, "images": fruit.images.all(), "links": links, "section": "fruits"},
+        {
+            "fruit": fruit,
+            "images": fruit.images.all(),
+            "links": links,
+            "first_description": first,
+            "section": "fruits",
+        },
     )
 
 

@@ -14,6 +14,9 @@ from fruitcatalog.blobs.serializers import (
 from fruitcatalog.db.ids import ID_MAX
 from fruitcatalog.rest.fields import TextField, TextModelSerializer
 from publications.models import (
+    CITATION_FIELDS,
+    CITATION_PLACE_MAX,
+    NAME_IN_SOURCE_MAX,
     TITLE_MAX,
     YEAR_MAX,
     YEAR_MIN,
@@ -32,8 +35,45 @@ class LinkedFruitSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class CitationSerializer(TextModelSerializer):
+    """Where and under which name a publication describes a fruit (a link's citation fields).
+
+    The body of `PUT` and `PATCH` on a link: every field optional; text is trimmed, `""` when
+    empty (`null` is not accepted).
+    """
+
+    class Meta:
+        model = PublicationFruit
+        fields = CITATION_FIELDS
+        extra_kwargs = {
+            "pages": {
+                "help_text": (
+                    "Where the publication describes the fruit, free text up to "
+                    f'{CITATION_PLACE_MAX} characters ("112\u2013114", "Bd. 2, S. 40"); '
+                    '"" when empty.'
+                )
+            },
+            "plate": {
+                "help_text": (
+                    f'The plate (Tafel) number or label, up to {CITATION_PLACE_MAX} characters; '
+                    '"" when empty.'
+                )
+            },
+            "name_in_source": {
+                "help_text": (
+                    "The name under which the publication describes the fruit, up to "
+                    f'{NAME_IN_SOURCE_MAX} characters; "" when empty. Search finds the fruit by it.'
+                )
+            },
+            "is_first_description": {
+                "help_text": "Whether this publication is the variety's first description."
+            },
+        }
+
+
 class PublicationFruitSerializer(serializers.ModelSerializer):
-    """A fruit a publication describes: the fruit, its PDF link and how many images it has."""
+    """A fruit a publication describes (a citation): the fruit, where and under which name the
+    publication describes it, its PDF link and how many images it has."""
 
     fruit = LinkedFruitSerializer(read_only=True)
     has_description = serializers.BooleanField(read_only=True)
@@ -44,8 +84,9 @@ class PublicationFruitSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = PublicationFruit
-        fields = ["fruit", "has_description", "description_url", "image_count"]
+        fields = ["fruit", *CITATION_FIELDS, "has_description", "description_url", "image_count"]
         read_only_fields = fields
+        extra_kwargs = CitationSerializer.Meta.extra_kwargs
 
     @extend_schema_field(NULLABLE_URL)
     def get_description_url(self, link) -> str | None:
@@ -152,3 +193,24 @@ class PublicationFruitImageUploadSerializer(serializers.Serializer):
                 f"The fruit {value} is not linked to this publication; link it first."
             )
         return link
+
+
+class CitedPublicationSerializer(serializers.ModelSerializer):
+    """The publication of a citation: enough to name it."""
+
+    class Meta:
+        model = Publication
+        fields = ["id", "title", "authors", "year"]
+        read_only_fields = fields
+
+
+class FruitCitationSerializer(serializers.ModelSerializer):
+    """A publication that describes a fruit, with where and under which name."""
+
+    publication = CitedPublicationSerializer(read_only=True)
+
+    class Meta:
+        model = PublicationFruit
+        fields = ["publication", *CITATION_FIELDS]
+        read_only_fields = fields
+        extra_kwargs = CitationSerializer.Meta.extra_kwargs

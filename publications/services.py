@@ -9,9 +9,10 @@ from publications.models import Publication, PublicationFruit
 
 @transaction.atomic
 def publication_link_fruit(
-    *, publication: Publication, fruit: Fruit
+    *, publication: Publication, fruit: Fruit, citation: dict | None = None
 ) -> tuple[PublicationFruit, bool]:
-    """Link a fruit to a publication; linking it again changes nothing. Returns (link, created).
+    """Link a fruit to a publication, with the `citation` fields given (the others keep their
+    value, or their default on a new link). Returns (link, created).
 
     Two concurrent links of the same fruit meet at the unique constraint; `get_or_create` then
     returns the winner's row instead of failing. Publication and fruit are locked first, so a
@@ -19,9 +20,40 @@ def publication_link_fruit(
     """
     lock_row(Publication, publication.pk)
     lock_row(Fruit, fruit.pk)
-    return PublicationFruit.objects.without_blobs().get_or_create(
-        publication=publication, fruit=fruit
+    link, created = PublicationFruit.objects.without_blobs().get_or_create(
+        publication=publication, fruit=fruit, defaults=citation or {}
     )
+    if created:
+        if link.name_in_source:
+            refresh_fruit_search(link.fruit_id)
+    elif citation:
+        _cite(link, citation)
+    return link, created
+
+
+@transaction.atomic
+def publication_cite(*, link: PublicationFruit, citation: dict) -> PublicationFruit:
+    """Change a link's citation fields (those given). Raises `PublicationFruit.DoesNotExist`
+    when the fruit was unlinked meanwhile."""
+    lock_row(PublicationFruit, link.pk)
+    _cite(link, citation)
+    return link
+
+
+def _cite(link: PublicationFruit, citation: dict) -> None:
+    old_name = link.name_in_source
+    for name, value in citation.items():
+        setattr(link, name, value)
+    link.save(update_fields=list(citation))
+    if link.name_in_source != old_name:
+        refresh_fruit_search(link.fruit_id)
+
+
+def refresh_fruit_search(*fruit_ids: int) -> None:
+    """The fruits are found by the names their sources use: recompute what search reads
+    after those names changed (a link's `name_in_source` set, changed or deleted)."""
+    for fruit in Fruit.objects.filter(pk__in=fruit_ids).only("pk", "name", "catalog_number"):
+        fruit.refresh_search_text()
 
 
 @transaction.atomic
@@ -32,11 +64,11 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
     locked first, so an image upload racing the unlink either lands before (and goes with the
     link) or finds the link gone.
     """
-    link_id = (
+    link_id, name_in_source = (
         PublicationFruit.objects.filter(publication=publication, fruit_id=fruit_id)
-        .values_list("pk", flat=True)
+        .values_list("pk", "name_in_source")
         .first()
-    )
+    ) or (None, "")
     if link_id is None:
         return False
     try:
@@ -49,6 +81,8 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
         .filter(publication=publication, fruit_id=fruit_id)
         .delete()
     )
+    if name_in_source:
+        refresh_fruit_search(fruit_id)
     return deleted > 0
 
 
@@ -82,7 +116,11 @@ def publication_delete(*, publication: Publication) -> None:
     Locked first, as its writes do; raises `Publication.DoesNotExist` when already gone.
     """
     lock_row(Publication, publication.pk, for_delete=True)
+    named = list(
+        publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True)
+    )
     publication.delete()
+    refresh_fruit_search(*named)
 
 
 @transaction.atomic

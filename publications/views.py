@@ -36,12 +36,14 @@ from fruitcatalog.rest.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (
+    CitationSerializer,
     PublicationFruitImageSerializer,
     PublicationFruitImageUploadSerializer,
     PublicationFruitSerializer,
     PublicationSerializer,
 )
 from publications.services import (
+    publication_cite,
     publication_delete,
     publication_fruit_set_description,
     publication_link_fruit,
@@ -216,7 +218,7 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
     """The fruits a publication describes: link and unlink."""
 
     child_model = PublicationFruit
-    child_actions = {"PUT": "add"}  # linking creates the link (or keeps it)
+    child_actions = {"PUT": "add"}  # linking creates the link (or keeps it); PATCH: change
     serializer_class = PublicationFruitSerializer
 
     def get_queryset(self):
@@ -231,21 +233,51 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
         return Response(self.get_serializer(self.get_queryset(), many=True).data)
 
     @extend_schema(
-        summary="Link a fruit to a publication",
-        description="Idempotent: 201 when the link is new, 200 when the fruit was already linked.",
+        summary="Link a fruit to a publication, or change where it cites the fruit",
+        description=(
+            "Idempotent: 201 when the link is new, 200 when the fruit was already linked. The "
+            "optional JSON body sets the citation's fields; fields not sent keep their value "
+            "(their default on a new link). Sending fields needs `change_publicationfruit` "
+            "besides `add_publicationfruit`."
+        ),
         parameters=[FRUIT_ID],
-        request=None,
+        request=CitationSerializer,
         responses={200: PublicationFruitSerializer, 201: PublicationFruitSerializer},
     )
     def update(self, request, *args, **kwargs):
         publication = self.get_publication()
         fruit = get_object_or_404(Fruit.objects.only("pk"), pk=self.kwargs["fruitId"])
-        link, created = publication_link_fruit(publication=publication, fruit=fruit)
+        citation = self.citation(request)
+        if citation and not request.user.has_perm("publications.change_publicationfruit"):
+            self.permission_denied(request, "Changing a citation needs change_publicationfruit.")
+        link, created = publication_link_fruit(
+            publication=publication, fruit=fruit, citation=citation
+        )
         body = self.get_serializer(self.get_queryset().get(pk=link.pk)).data
         if not created:
             return Response(body)
         location = request.build_absolute_uri(link.get_absolute_url())
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+    @extend_schema(
+        summary="Change where a publication cites a fruit",
+        description="The fields sent change; 404 when the fruit is not linked.",
+        parameters=[FRUIT_ID],
+        request=CitationSerializer,
+        responses=PublicationFruitSerializer,
+    )
+    def partial_update(self, request, *args, **kwargs):
+        self.get_publication()
+        link = self.get_object()
+        publication_cite(link=link, citation=self.citation(request))
+        return Response(self.get_serializer(self.get_queryset().get(pk=link.pk)).data)
+
+    @staticmethod
+    def citation(request) -> dict:
+        """The citation fields of the body (none when it is empty); a 400 when invalid."""
+        serializer = CitationSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
 
     @extend_schema(
         summary="Unlink a fruit from a publication",

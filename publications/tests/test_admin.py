@@ -531,3 +531,51 @@ def test_deleting_a_publication_takes_its_links_and_images_without_reading_bytes
     assert response.status_code == 302
     assert not Publication.objects.exists()
     assert not PublicationFruitImage.objects.exists()
+
+
+def test_the_inline_edits_citations_and_search_follows_the_name_in_source(
+    admin_client, publication_factory, fruit_factory, link_fruit
+):
+    publication = publication_factory(title="Pomona")
+    fruit = fruit_factory(name="Gravensteiner")
+    data = publication_form_data(title="Pomona", new_links=[(fruit.pk, None)])
+    data |= {
+        "links-0-pages": "112-114",
+        "links-0-plate": "IV",
+        "links-0-name_in_source": "Blumen-Calvill",
+        "links-0-is_first_description": "on",
+    }
+    response = admin_client.post(publication_url(publication), data)
+    assert response.status_code == 302, form_errors(response)
+    link = PublicationFruit.objects.get()
+    assert (link.pages, link.plate, link.name_in_source, link.is_first_description) == (
+        "112-114",
+        "IV",
+        "Blumen-Calvill",
+        True,
+    )
+    assert fruit.__class__.objects.search("blumen calvill").exists()
+    page = admin_client.get(publication_url(publication)).text
+    assert 'value="Blumen-Calvill"' in page and 'value="112-114"' in page
+
+    response = admin_client.post(
+        publication_url(publication),
+        publication_form_data(title="Pomona", links=[(link, fruit.pk, None, True)]),
+    )
+    assert response.status_code == 302, form_errors(response)
+    assert not fruit.__class__.objects.search("blumen calvill").exists()
+
+
+def test_deleting_a_publication_in_the_admin_forgets_the_names_its_links_gave(
+    admin_client, publication_factory, fruit_factory
+):
+    from publications.services import publication_link_fruit
+
+    publication, fruit = publication_factory(), fruit_factory(name="Gravensteiner")
+    publication_link_fruit(
+        publication=publication, fruit=fruit, citation={"name_in_source": "Ernteapfel"}
+    )
+    assert fruit.__class__.objects.search("ernteapfel").exists()
+    delete_url = reverse("admin:publications_publication_delete", args=[publication.pk])
+    assert admin_client.post(delete_url, {"post": "yes"}).status_code == 302
+    assert not fruit.__class__.objects.search("ernteapfel").exists()

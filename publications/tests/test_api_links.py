@@ -24,6 +24,10 @@ def test_linking_answers_201_then_200_and_stores_one_link(
     assert first["Location"] == f"http://testserver{links_path(publication, fruit)}"
     assert first.json() == {
         "fruit": {"id": fruit.pk, "catalog_number": 7, "name": "Boskoop", "type": "apple"},
+        "pages": "",
+        "plate": "",
+        "name_in_source": "",
+        "is_first_description": False,
         "has_description": False,
         "description_url": None,
         "image_count": 0,

@@ -240,6 +240,9 @@ def test_invalid_list_parameters_are_a_400(anon_client, params):
     assert set(response.json()) == set(params)
 
 
+NO_CITATION = {"pages": "", "plate": "", "name_in_source": "", "is_first_description": False}
+
+
 def test_links_are_listed_with_description_and_image_count_in_catalog_order(
     anon_client, publication_factory, fruit_factory, link_fruit, add_publication_image
 ):
@@ -254,12 +257,14 @@ def test_links_are_listed_with_description_and_image_count_in_catalog_order(
     assert body["fruits"] == [
         {
             "fruit": {"id": early.pk, "catalog_number": 10, "name": "Early", "type": "pear"},
+            **NO_CITATION,
             "has_description": False,
             "description_url": None,
             "image_count": 0,
         },
         {
             "fruit": {"id": late.pk, "catalog_number": 20, "name": "Late", "type": "apple"},
+            **NO_CITATION,
             "has_description": True,
             "description_url": (
                 f"http://testserver/api/v1/publications/{publication.pk}"

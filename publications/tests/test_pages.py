@@ -215,3 +215,51 @@ def test_a_fruit_page_groups_the_names_by_kind_with_their_language(client, fruit
         "Historic names": "Renette von Montfort \u2013 before 1860",
         "Misapplied names (used wrongly for this variety)": "Kaiser Alexander",
     }
+
+
+def test_a_fruit_page_says_where_the_fruit_is_described_and_first_described(
+    client, publication_factory, fruit_factory
+):
+    from publications.services import publication_link_fruit
+
+    fruit = fruit_factory(name="Gravensteiner")
+    first = publication_factory(title="Deutschlands Obstsorten", year=1905)
+    later = publication_factory(title="Pomologische Monatshefte", year=1920)
+    undated = publication_factory(title="Alte Sorten", year=None)
+    publication_link_fruit(
+        publication=first,
+        fruit=fruit,
+        citation={"pages": "112", "plate": "IV", "is_first_description": True},
+    )
+    publication_link_fruit(
+        publication=later, fruit=fruit, citation={"name_in_source": "Grafensteiner"}
+    )
+    publication_link_fruit(publication=undated, fruit=fruit)
+
+    text = " ".join(client.get(f"/fruits/{fruit.pk}/").content.decode().split())
+    assert (
+        'Described in 3 works; first described in <a href="/publications/'
+        f'{first.pk}/">Deutschlands Obstsorten</a> (1905), p. 112, plate IV.'
+    ) in text
+    assert "P. 112, plate IV · <strong>first description</strong>" in text
+    assert "as <em>Grafensteiner</em>" in text
+    # Oldest first, the undated last.
+    assert (
+        text.index("Deutschlands Obstsorten</a></h3>")
+        < text.index("Pomologische Monatshefte</a></h3>")
+        < text.index("Alte Sorten</a></h3>")
+    )
+
+
+def test_a_publication_page_lists_its_fruits_with_pages_and_plates(
+    client, publication_factory, fruit_factory
+):
+    from publications.services import publication_link_fruit
+
+    publication = publication_factory(title="Pomona")
+    fruit = fruit_factory(name="Gravensteiner")
+    publication_link_fruit(
+        publication=publication, fruit=fruit, citation={"pages": "Bd. 2, S. 40", "plate": "7"}
+    )
+    text = client.get(f"/publications/{publication.pk}/").content.decode()
+    assert '<p class="card__extra card__citation">Bd. 2, S. 40, plate 7</p>' in text

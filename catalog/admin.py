@@ -23,10 +23,12 @@ from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
 from fruitcatalog.blobs.admin import (
     IMAGE_DETAIL_FIELDS,
+    IMAGE_RIGHTS_FIELDS,
     AdminAssetsMixin,
     BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
     ImageMetadataMixin,
+    MissingDetailsFilter,
     ThumbnailedImageInline,
     ThumbnailListFilter,
     no_thumbnail,
@@ -148,13 +150,13 @@ class FruitImageAdmin(
     list_display = ["preview", "fruit_link", "file_summary", "thumbnail_status", "created_at"]
     list_display_links = ["preview"]
     list_select_related = ["fruit"]
-    list_filter = [ThumbnailListFilter, "content_type"]
+    list_filter = [MissingDetailsFilter, "license", "role", ThumbnailListFilter, "content_type"]
     search_fields = ["fruit__name"]
     search_help_text = "Name, synonym or catalog number of the fruit; case and accents are ignored."
     autocomplete_fields = ["fruit"]
     list_per_page = 100
     show_full_result_count = False
-    fields = ["fruit", "upload", *IMAGE_DETAIL_FIELDS]
+    fields = ["fruit", "upload", *IMAGE_RIGHTS_FIELDS, *IMAGE_DETAIL_FIELDS]
     readonly_fields = IMAGE_DETAIL_FIELDS
 
     def get_queryset(self, request):

@@ -115,11 +115,11 @@ class SynonymForm(forms.ModelForm):
 
 
 class FruitImageAdminForm(ImageUploadForm):
-    """A fruit image with its upload."""
+    """A fruit image with its upload and details."""
 
-    class Meta:
+    class Meta(ImageUploadForm.Meta):
         model = FruitImage
-        fields = ["fruit"]
+        fields = ["fruit", *ImageUploadForm.Meta.fields]
 
 
 class FruitImageInlineForm(ImageUploadForm):
@@ -136,9 +136,8 @@ class FruitImageInlineForm(ImageUploadForm):
         help_text="The image on the fruit's card; with none ticked, the oldest image.",
     )
 
-    class Meta:
+    class Meta(ImageUploadForm.Meta):
         model = FruitImage
-        fields = []
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

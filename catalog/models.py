@@ -16,6 +16,7 @@ from fruitcatalog.blobs.models import (
     thumbnail_endpoint_side,
 )
 from fruitcatalog.blobs.responses import versioned
+from fruitcatalog.blobs.rights import rights_constraints
 from fruitcatalog.db.expressions import ListSubquery
 from fruitcatalog.db.search import (
     SearchQuerySetMixin,
@@ -407,6 +408,8 @@ class FruitImage(ThumbnailedImage):
             models.Index(
                 fields=["fruit", "-is_card_image", "id"], name="catalog_fruitimage_card_idx"
             ),
+            # Refusing the same bytes twice for one fruit is one probe (`duplicate_id`).
+            models.Index(fields=["fruit", "sha256"], name="catalog_fruitimage_sha256_idx"),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -414,6 +417,7 @@ class FruitImage(ThumbnailedImage):
                 condition=Q(is_card_image=True),
                 name="fruitimage_one_card_image_per_fruit",
             ),
+            *rights_constraints("fruitimage"),
         ]
 
     def __str__(self):

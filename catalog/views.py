@@ -115,6 +115,7 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
 
 @image_viewset_schema(
     image_id=IMAGE_ID,
+    serializer=ImageInfoSerializer,
     list_summary="List a fruit's images, oldest first",
     create=extend_schema(
         summary="Upload an image of a fruit",

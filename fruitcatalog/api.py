@@ -37,7 +37,9 @@ fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
 # Byte paths: GET and HEAD by their read, other methods (and the schema) by the DRF view.
 fruit_image = byte_view(
     FruitImageViewSet.image_read,
-    FruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+    FruitImageViewSet.as_view(
+        {"get": "retrieve", "patch": "partial_update", "delete": "destroy"}
+    ),
 )
 fruit_image_thumbnail = byte_view(
     FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
@@ -104,7 +106,9 @@ urlpatterns = [
         rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
         byte_view(
             PublicationFruitImageViewSet.image_read,
-            PublicationFruitImageViewSet.as_view({"get": "retrieve", "delete": "destroy"}),
+            PublicationFruitImageViewSet.as_view(
+                {"get": "retrieve", "patch": "partial_update", "delete": "destroy"}
+            ),
         ),
         "publication-fruit-image-detail",
     ),

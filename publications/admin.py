@@ -14,11 +14,13 @@ from django.utils.html import format_html, format_html_join
 
 from fruitcatalog.blobs.admin import (
     IMAGE_DETAIL_FIELDS,
+    IMAGE_RIGHTS_FIELDS,
     PREVIEW_SIDE,
     AdminAssetsMixin,
     BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
     ImageMetadataMixin,
+    MissingDetailsFilter,
     ThumbnailedImageInline,
     ThumbnailListFilter,
     no_thumbnail,
@@ -396,12 +398,12 @@ class PublicationFruitImageAdmin(
         "created_at",
     ]
     list_display_links = ["preview"]
-    list_filter = [ThumbnailListFilter, "content_type"]
+    list_filter = [MissingDetailsFilter, "license", "role", ThumbnailListFilter, "content_type"]
     search_fields = ["link__fruit__name"]
     search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
     list_per_page = 100
     show_full_result_count = False
-    fields = ["link_page", "upload", *IMAGE_DETAIL_FIELDS]
+    fields = ["link_page", "upload", *IMAGE_RIGHTS_FIELDS, *IMAGE_DETAIL_FIELDS]
     readonly_fields = ["link_page", *IMAGE_DETAIL_FIELDS]
 
     def get_queryset(self, request):

@@ -115,17 +115,17 @@ class PublicationFruitForm(forms.ModelForm):
         required=False,
         widget=forms.FileInput(attrs={"accept": PDF}),
     )
-    remove_description = forms.BooleanField(label="Remove the PDF", required=False)
+    remove_description = forms.BooleanField(label="Remove PDF", required=False)
 
     class Meta:
         model = PublicationFruit
         fields = ["publication", "fruit", *CITATION_FIELDS]
-        widgets = {
-            "pages": forms.TextInput(attrs={"size": 8}),
-            "plate": forms.TextInput(attrs={"size": 5}),
-            "name_in_source": forms.TextInput(attrs={"size": 20}),
+        widgets = {  # a row of the links table fits a laptop
+            "pages": forms.TextInput(attrs={"size": 4}),
+            "plate": forms.TextInput(attrs={"size": 3}),
+            "name_in_source": forms.TextInput(attrs={"size": 10}),
         }
-        labels = {"is_first_description": "First description"}
+        labels = {"is_first_description": "First"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -174,8 +174,7 @@ class PublicationFruitForm(forms.ModelForm):
 
 
 class PublicationFruitImageForm(ImageUploadForm):
-    """An image of a linked fruit: the same upload rules as a fruit image."""
+    """An image of a linked fruit: the same upload rules and details as a fruit image."""
 
-    class Meta:
+    class Meta(ImageUploadForm.Meta):
         model = PublicationFruitImage
-        fields = []

@@ -19,6 +19,7 @@ from fruitcatalog.blobs.models import (
     ThumbnailedImageQuerySet,
 )
 from fruitcatalog.blobs.responses import versioned
+from fruitcatalog.blobs.rights import rights_constraints
 from fruitcatalog.db.search import SearchQuerySetMixin, search_document
 
 TITLE_MAX = 300
@@ -373,6 +374,11 @@ class PublicationFruitImage(ThumbnailedImage):
         ordering = ["pk"]
         verbose_name = "publication fruit image"
         verbose_name_plural = "publication fruit images"
+        indexes = [
+            # Refusing the same bytes twice for one fruit of a publication is one probe.
+            models.Index(fields=["link", "sha256"], name="publications_image_sha256_idx"),
+        ]
+        constraints = rights_constraints("publicationfruitimage")
 
     def __str__(self):
         # Also read after a delete (the admin's history), when the id is gone.

@@ -8,6 +8,7 @@ from fruitcatalog.blobs.serializers import (
     IMAGE_INFO_FIELDS,
     NULLABLE_URL,
     VERSIONED,
+    ImageDetailsSerializer,
     ThumbnailedImageSerializer,
     absolute_url,
 )
@@ -171,8 +172,9 @@ class PublicationFruitImageSerializer(ThumbnailedImageSerializer):
         read_only_fields = fields
 
 
-class PublicationFruitImageUploadSerializer(serializers.Serializer):
-    """Multipart body of a fruit-image upload: a linked fruit and the image file.
+class PublicationFruitImageUploadSerializer(ImageDetailsSerializer):
+    """Multipart body of a fruit-image upload: a linked fruit, the image file and, optionally,
+    the image's details.
 
     `fruit` validates to the link of that fruit in the publication given in the context.
     """

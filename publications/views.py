@@ -355,10 +355,15 @@ class PublicationFruitDescriptionViewSet(StoredFileViewSet):
 
 @image_viewset_schema(
     image_id=IMG_ID,
+    serializer=PublicationFruitImageSerializer,
     list_summary="List a publication's fruit images, oldest first",
     create=extend_schema(
         summary="Upload an image of a linked fruit",
-        description="400 when `fruit` is not linked to the publication.",
+        description=(
+            "400 when `fruit` is not linked to the publication. The image's details may come as "
+            "further fields. Bytes this fruit already has in this publication are a 409 whose "
+            "`image_id` names that image; nothing is stored."
+        ),
         request={"multipart/form-data": PublicationFruitImageUploadSerializer},
         responses={201: PublicationFruitImageSerializer},
         parameters=IDEMPOTENCY_PARAMETERS,

@@ -765,3 +765,73 @@ def test_an_empty_catalog_number_is_refused_when_no_number_is_left(admin_client,
     assert response.status_code == 200
     assert "No free catalog number is left; give one." in form_errors(response)
     assert Fruit.objects.count() == 1
+
+
+def test_the_image_inline_takes_alt_text_and_licence_with_the_upload(
+    admin_client, fruit_factory
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=5)
+    data = fruit_form_data(name="Topaz", catalog_number=5, uploads=[png_upload()])
+    data |= {"images-0-alt_text": "A Topaz", "images-0-license": "CC-BY-4.0"}
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 302, form_errors(response)
+    image = FruitImage.objects.get()
+    assert (image.alt_text, image.role, image.license) == ("A Topaz", "fruit", "CC-BY-4.0")
+
+
+def test_uploading_bytes_the_fruit_already_has_is_a_form_error(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", catalog_number=5)
+    stored = add_image(fruit, make_object_png())
+    data = fruit_form_data(
+        name="Topaz",
+        catalog_number=5,
+        existing_images=[(stored, False)],
+        uploads=[png_upload(make_object_png())],
+    )
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 200
+    assert f"This image is already stored as image {stored.pk}." in form_errors(response)
+    assert FruitImage.objects.count() == 1
+
+
+def test_the_image_list_finds_images_without_alt_text_or_licence(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz")
+    described = add_image(fruit, make_object_png(size=(120, 100)))
+    FruitImage.objects.filter(pk=described.pk).update(alt_text="A Topaz", license="CC0-1.0")
+    bare = add_image(fruit, make_object_png(size=(130, 100)))
+
+    def listed(params) -> set[int]:
+        page = admin_client.get(IMAGE_CHANGELIST, params).text
+        return {int(pk) for pk in re.findall(r'name="_selected_action" value="(\d+)"', page)}
+
+    assert listed({"missing": "alt_text"}) == {bare.pk}
+    assert listed({"missing": "license"}) == {bare.pk}
+    assert listed({}) == {bare.pk, described.pk}
+
+
+def test_the_image_page_edits_creator_and_source(admin_client, fruit_factory, add_image):
+    image = add_image(fruit_factory(name="Topaz"))
+    url = reverse("admin:catalog_fruitimage_change", args=[image.pk])
+    response = admin_client.post(
+        url,
+        {
+            "fruit": image.fruit_id,
+            "alt_text": "",
+            "role": "tree",
+            "creator": "Eva Obst",
+            "source": "Archive 12",
+            "license": "public-domain",
+        },
+    )
+    assert response.status_code == 302, form_errors(response)
+    image.refresh_from_db()
+    assert (image.creator, image.source, image.role, image.license) == (
+        "Eva Obst",
+        "Archive 12",
+        "tree",
+        "public-domain",
+    )

@@ -65,6 +65,12 @@ def test_multipart_upload_returns_201_with_image_info_and_location(curator_clien
         "has_thumbnail": True,
         "thumbnail_width": Image.open(io.BytesIO(thumbnail)).width,
         "thumbnail_height": Image.open(io.BytesIO(thumbnail)).height,
+        "alt_text": "",
+        "role": "fruit",
+        "creator": "",
+        "source": "",
+        "license": "",
+        "license_url": None,
         "created_at": body["created_at"],
     }
     # The resource's identity has no version: it stays the same when its bytes are replaced.

@@ -115,6 +115,8 @@ class AdminAssetsMixin:
         css = {"all": ["blobs/admin.css"]}
 
 
+# What curators write about an image on its change page.
+IMAGE_RIGHTS_FIELDS = ["alt_text", "role", "creator", "source", "license"]
 # The read-only part of an image's change page, shared by fruit and publication fruit images.
 IMAGE_DETAIL_FIELDS = [
     "preview_large",
@@ -231,6 +233,21 @@ class GenerateMissingThumbnailsMixin:
             self.message_user(request, "No image was missing a thumbnail.", messages.INFO)
 
 
+class MissingDetailsFilter(admin.SimpleListFilter):
+    """Images whose alt text or licence curators have still to write."""
+
+    title = "details"
+    parameter_name = "missing"
+
+    def lookups(self, request, model_admin):
+        return [("alt_text", "Without alt text"), ("license", "Without a licence")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("alt_text", "license"):
+            return queryset.filter(**{self.value(): ""})
+        return queryset
+
+
 class ThumbnailListFilter(admin.SimpleListFilter):
     """Images with or without a stored thumbnail."""
 
@@ -249,23 +266,21 @@ class ThumbnailListFilter(admin.SimpleListFilter):
 
 
 class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
-    """Images as an inline: previews, metadata, uploads and delete boxes, without the bytes."""
+    """Images as an inline: previews, uploads, alt texts and licences, metadata and delete boxes,
+    without the bytes. Role, creator and source are on each image's own page: a row with them
+    all would not fit a laptop."""
 
     fields = [
         "preview_large",
         "upload",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
+        "alt_text",
+        "license",
+        "file_summary",
         "original_link",
     ]
     readonly_fields = [
         "preview_large",
-        "content_type",
-        "file_size",
-        "dimensions",
-        "thumbnail_status",
+        "file_summary",
         "original_link",
     ]
     extra = 1

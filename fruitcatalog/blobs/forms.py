@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
+from fruitcatalog.blobs.rights import DETAIL_FIELDS, ImageRole
 from fruitcatalog.blobs.uploads import apply_image_upload
 
 IMAGE_ACCEPT = "image/jpeg,image/png,image/gif,image/webp"
@@ -30,8 +31,9 @@ class ImageUploadForm(forms.ModelForm):
     """An image of a thumbnailed model: the upload runs through `apply_image_upload`.
 
     The byte column is not an editable form field; the file field turns the upload into bytes and
-    the same validator as the API checks type, pixel count, size and that a thumbnail can be made.
-    A new row needs a file; on a stored row a file replaces the image.
+    the same validator as the API checks type, pixel count, size and that a thumbnail can be made,
+    and bytes the parent already has are refused, as the API refuses them. A new row needs a
+    file; on a stored row a file replaces the image. The image's details are edited beside it.
     """
 
     upload = forms.FileField(
@@ -40,9 +42,23 @@ class ImageUploadForm(forms.ModelForm):
         widget=forms.FileInput(attrs={"accept": IMAGE_ACCEPT}),
     )
 
+    class Meta:
+        fields = DETAIL_FIELDS
+        # Narrow enough for a row of a table of images on a laptop.
+        widgets = {
+            "alt_text": forms.TextInput(attrs={"size": 18}),
+            "creator": forms.TextInput(attrs={"size": 14}),
+            "source": forms.TextInput(attrs={"size": 40}),
+        }
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["upload"].help_text = upload_help_text()
+        if "role" in self.fields:  # left out: the image keeps its role (a new one: fruit)
+            self.fields["role"].required = False
+
+    def clean_role(self):
+        return self.cleaned_data.get("role") or self.instance.role or ImageRole.FRUIT
 
     def clean(self):
         """Validate the upload; put its bytes, metadata and thumbnail on the instance."""
@@ -56,4 +72,8 @@ class ImageUploadForm(forms.ModelForm):
             apply_image_upload(self.instance, read_upload(upload))
         except ValidationError as error:
             self.add_error("upload", error.messages)
+            return cleaned
+        duplicate = self.instance.duplicate_id()
+        if duplicate is not None:
+            self.add_error("upload", f"This image is already stored as image {duplicate}.")
         return cleaned

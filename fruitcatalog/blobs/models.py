@@ -16,6 +16,14 @@ from django.db.models import Case, F, Q, When
 from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.content_types import JPEG, detect_content_type
 from fruitcatalog.blobs.responses import versioned
+from fruitcatalog.blobs.rights import (
+    ALT_TEXT_MAX,
+    CREATOR_MAX,
+    SOURCE_MAX,
+    ImageRole,
+    License,
+    license_url,
+)
 from fruitcatalog.db.locks import lock_row
 
 
@@ -264,6 +272,24 @@ class ThumbnailedImage(StoredBytesModel):
     thumbnail_width = models.PositiveIntegerField(default=0)
     thumbnail_height = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # What the image shows and who may use it (`fruitcatalog.blobs.rights`).
+    alt_text = models.CharField(
+        max_length=ALT_TEXT_MAX,
+        blank=True,
+        default="",
+        help_text="What the image shows, for people who cannot see it.",
+    )
+    role = models.CharField(max_length=16, choices=ImageRole.choices, default=ImageRole.FRUIT)
+    creator = models.CharField(
+        max_length=CREATOR_MAX, blank=True, default="", help_text="Who made the photo or drawing."
+    )
+    source = models.CharField(
+        max_length=SOURCE_MAX,
+        blank=True,
+        default="",
+        help_text="Where it comes from: a book and plate, an archive, a URL.",
+    )
+    license = models.CharField(max_length=32, choices=License.choices, blank=True, default="")
 
     original = StoredBytes()
     thumbnail = StoredBytes(
@@ -304,6 +330,25 @@ class ThumbnailedImage(StoredBytesModel):
     def thumbnail_source(self) -> ImageSource:
         """The thumbnail endpoint's versioned path and the size of what it serves."""
         return ImageSource(self.get_thumbnail_url(), *self.thumbnail_dimensions)
+
+    @property
+    def license_url(self) -> str | None:
+        """The licence's deed URL (Creative Commons and CC0), else None."""
+        return license_url(self.license)
+
+    def duplicate_id(self) -> int | None:
+        """The id of another image of the same parent with the same bytes (by SHA-256), or None.
+
+        One probe of the concrete model's (parent, sha256) index.
+        """
+        parent = self._meta.get_field(self.parent_field).attname
+        return (
+            type(self)
+            .objects.filter(**{parent: getattr(self, parent)}, sha256=self.sha256)
+            .exclude(pk=self.pk)
+            .values_list("pk", flat=True)
+            .first()
+        )
 
     @property
     def has_thumbnail(self) -> bool:

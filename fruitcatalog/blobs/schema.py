@@ -10,10 +10,11 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from fruitcatalog.blobs.responses import IMMUTABLE, REVALIDATE, VERSION_LENGTH, VERSION_PARAMETER
+from fruitcatalog.blobs.serializers import ImageDetailsSerializer
 
 
-class ImageUploadSerializer(serializers.Serializer):
-    """Multipart body of an image upload."""
+class ImageUploadSerializer(ImageDetailsSerializer):
+    """Multipart body of an image upload: the file and, optionally, the image's details."""
 
     image = serializers.FileField(help_text="A JPEG, PNG, GIF or WebP image, at most 5 MiB.")
 
@@ -32,8 +33,10 @@ IMAGE_UPLOAD_REQUEST = {
     "application/octet-stream": OpenApiTypes.BINARY,
 }
 IMAGE_UPLOAD_NOTE = (
-    "Multipart field `image`, or the raw bytes as `application/octet-stream` (or with their own "
-    "type: `image/jpeg`, `image/png`, `image/gif`, `image/webp`); the bytes decide the type."
+    "Multipart field `image` (with the image's details as further fields, all optional), or the "
+    "raw bytes as `application/octet-stream` (or with their own type: `image/jpeg`, "
+    "`image/png`, `image/gif`, `image/webp`); the bytes decide the type. Bytes the parent "
+    "already has as an image are a 409 whose `image_id` names that image; nothing is stored."
 )
 
 PDF_UPLOAD_REQUEST = {
@@ -116,14 +119,22 @@ def byte_read_schema(
     )
 
 
-def image_viewset_schema(*, image_id, list_summary: str, create):
-    """Document a `ThumbnailedImageViewSet`: its list, upload (`create`), bytes and thumbnail."""
+def image_viewset_schema(*, image_id, list_summary: str, create, serializer):
+    """Document a `ThumbnailedImageViewSet`: its list, upload (`create`), bytes, thumbnail and
+    details (`serializer`: the image's representation)."""
     return extend_schema_view(
         list=extend_schema(summary=list_summary),
         create=create,
         retrieve=byte_read_schema(summary="Get the image bytes", parameters=[image_id]),
         destroy=extend_schema(
             summary="Delete an image", parameters=[image_id], responses={204: None}
+        ),
+        partial_update=extend_schema(
+            summary="Change an image's details (alt text, role, creator, source, licence)",
+            description="JSON; the fields sent change. A `GET` on the same path serves the bytes.",
+            parameters=[image_id],
+            request=ImageDetailsSerializer,
+            responses=serializer,
         ),
         thumbnail=byte_read_schema(
             summary="Get the JPEG thumbnail (the full image when it has none)",

@@ -11,6 +11,8 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ErrorDetail
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +20,10 @@ from fruitcatalog.blobs import imaging
 from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count, thumbnailed_models
 from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS
 from fruitcatalog.blobs.reads import ByteRead
+from fruitcatalog.blobs.serializers import ImageDetailsSerializer
 from fruitcatalog.blobs.uploads import as_field_error, validate_upload_size
+from fruitcatalog.db.locks import lock_row
+from fruitcatalog.rest.exceptions import Conflict
 from fruitcatalog.rest.permissions import IsStaffOrReadOnly, ParentChangePermission
 from fruitcatalog.rest.throttling import UploadThrottle
 
@@ -64,15 +69,30 @@ class UploadFormMixin:
 THUMBNAILER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="thumbnail")
 
 
+class DuplicateImage(Conflict):
+    """The parent already has an image with these bytes (409, naming it as `image_id`)."""
+
+    def __init__(self, image_id: int):
+        super().__init__()
+        self.detail = {
+            "detail": ErrorDetail(
+                f"This image is already stored as image {image_id}.", code="duplicate_image"
+            ),
+            "image_id": image_id,
+        }
+
+
 def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
-    """Validate uploaded bytes, store the image with its thumbnail; a 400 when unfit.
+    """Validate uploaded bytes, store the image with its thumbnail; a 400 when unfit, a 409
+    (`DuplicateImage`) when its parent already has these bytes.
 
     The header checks come first. Then the thumbnail is made on a worker thread while this one
     writes the bytes: Pillow's decoding and the database's write both release the GIL, so an
     upload costs about the longer of the two rather than their sum (`make bench`, "An upload").
     The row and its thumbnail commit together, and a thumbnail that cannot be made rolls the row
     back (400). The parent is locked in the transaction, so an image never lands on a parent
-    deleted meanwhile (`DoesNotExist`: a 404).
+    deleted meanwhile (`DoesNotExist`: a 404), and two uploads of the same bytes cannot both
+    pass the duplicate check.
     """
     max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
     try:
@@ -87,6 +107,9 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
         with transaction.atomic():
             image.lock_parent()
             image.set_data_before_thumbnail(data, info)
+            duplicate = image.duplicate_id()
+            if duplicate is not None:
+                raise DuplicateImage(duplicate)
             image.save()
             _, thumbnail = pending.result()
             image.set_thumbnail(thumbnail)
@@ -95,6 +118,16 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
         raise as_field_error(field, DjangoValidationError(str(error))) from None
     finally:
         pending.cancel()  # not started yet (the parent was gone): never started
+
+
+@transaction.atomic
+def image_set_details(image, details: dict) -> None:
+    """Change an image's details (`ImageDetailsSerializer`'s fields); the image is locked first,
+    so a deleted one raises `DoesNotExist` (a 404) rather than being stored again."""
+    lock_row(type(image), image.pk)
+    for name, value in details.items():
+        setattr(image, name, value)
+    image.save(update_fields=list(details))
 
 
 class ThumbnailedImageViewSet(
@@ -135,8 +168,19 @@ class ThumbnailedImageViewSet(
         self.get_parent()
         return super().list(request, *args, **kwargs)
 
+    def get_parsers(self):
+        # Called before DRF sets `action`; `request` is Django's here.
+        if getattr(self.request, "method", None) == "PATCH":  # an image's details, as JSON
+            return [JSONParser()]
+        return super().get_parsers()
+
     def create(self, request, *args, **kwargs):
         image, data = self.build_upload(request)
+        if not isinstance(request.data, bytes):  # multipart: the details may come along
+            details = ImageDetailsSerializer(data=request.data)
+            details.is_valid(raise_exception=True)
+            for name, value in details.validated_data.items():
+                setattr(image, name, value)
         save_uploaded_image(image, data)
         body = self.serializer_class(image, context=self.get_serializer_context()).data
         location = request.build_absolute_uri(image.get_absolute_url())
@@ -144,6 +188,14 @@ class ThumbnailedImageViewSet(
 
     def retrieve(self, request, *args, **kwargs):
         return self.image_read(request, **kwargs)
+
+    def partial_update(self, request, *args, **kwargs):
+        image = self.get_object()
+        details = ImageDetailsSerializer(data=request.data, partial=True)
+        details.is_valid(raise_exception=True)
+        image_set_details(image, details.validated_data)
+        body = self.serializer_class(self.get_object(), context=self.get_serializer_context())
+        return Response(body.data)
 
     # An action, so that subclasses can document it with `extend_schema_view` (routes are explicit).
     @action(detail=True, methods=["get"])

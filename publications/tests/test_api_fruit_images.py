@@ -24,6 +24,12 @@ KEYS = {
     "has_thumbnail",
     "thumbnail_width",
     "thumbnail_height",
+    "alt_text",
+    "role",
+    "creator",
+    "source",
+    "license",
+    "license_url",
     "created_at",
 }
 

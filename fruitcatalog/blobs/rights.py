@@ -1,0 +1,67 @@
+"""What an image shows and who may use it: its role, alt text, credit and licence.
+
+One set of fields for every stored image (`ThumbnailedImage`), validated the same way in the
+API and the admin, and the licences' deed URLs that pages and the API link to.
+"""
+
+from django.db import models
+from django.db.models import Q
+
+ALT_TEXT_MAX = 300
+CREATOR_MAX = 200
+SOURCE_MAX = 500
+DETAIL_FIELDS = ["alt_text", "role", "creator", "source", "license"]
+
+
+class ImageRole(models.TextChoices):
+    """What an image shows."""
+
+    FRUIT = "fruit", "Fruit"
+    SECTION = "section", "Cut fruit"
+    BLOSSOM = "blossom", "Blossom"
+    TREE = "tree", "Tree"
+    LEAF = "leaf", "Leaf"
+    PLATE = "plate", "Printed plate"
+    OTHER = "other", "Other"
+
+
+class License(models.TextChoices):
+    """The terms an image may be used under ("" when unknown)."""
+
+    CC0 = "CC0-1.0", "CC0 1.0"
+    CC_BY = "CC-BY-4.0", "CC BY 4.0"
+    CC_BY_SA = "CC-BY-SA-4.0", "CC BY-SA 4.0"
+    CC_BY_NC = "CC-BY-NC-4.0", "CC BY-NC 4.0"
+    CC_BY_NC_SA = "CC-BY-NC-SA-4.0", "CC BY-NC-SA 4.0"
+    PUBLIC_DOMAIN = "public-domain", "Public domain"
+    ALL_RIGHTS_RESERVED = "all-rights-reserved", "All rights reserved"
+
+    __empty__ = "Unknown"
+
+
+# The deeds of the Creative Commons licences and CC0; the other terms have none.
+LICENSE_URLS = {
+    License.CC0: "https://creativecommons.org/publicdomain/zero/1.0/",
+    License.CC_BY: "https://creativecommons.org/licenses/by/4.0/",
+    License.CC_BY_SA: "https://creativecommons.org/licenses/by-sa/4.0/",
+    License.CC_BY_NC: "https://creativecommons.org/licenses/by-nc/4.0/",
+    License.CC_BY_NC_SA: "https://creativecommons.org/licenses/by-nc-sa/4.0/",
+}
+
+
+def license_url(license: str) -> str | None:
+    """The deed URL of a licence code, or None (unknown, public domain, all rights reserved)."""
+    return LICENSE_URLS.get(license)
+
+
+def rights_constraints(prefix: str) -> list[models.CheckConstraint]:
+    """The database's guard on an image model's role and licence (`prefix`: its table's name)."""
+    return [
+        models.CheckConstraint(
+            condition=Q(role__in=ImageRole.values), name=f"{prefix}_role_valid"
+        ),
+        models.CheckConstraint(
+            condition=Q(license="") | Q(license__in=License.values),
+            name=f"{prefix}_license_valid",
+        ),
+    ]

@@ -9,6 +9,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create
 from catalog.validators import clean_names
+from fruitcatalog.blobs.rights import License
 
 BACKGROUND = (246, 243, 236)  # a plain light paper tone: the thumbnail crop finds the fruit on it
 SUPERSAMPLE = 2  # drawn at 2x and scaled down: smooth edges without an anti-aliasing library
@@ -377,7 +378,14 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
             ),
         )
         # Through the save hook, like an upload: metadata and thumbnail are computed on save.
-        FruitImage.objects.create(fruit=fruit, data=draw_fruit(demo))
+        FruitImage.objects.create(
+            fruit=fruit,
+            data=draw_fruit(demo),
+            alt_text=f"Drawing of a {FruitType(demo.type).label.lower()} of {demo.name}",
+            creator="Fruit Catalog demo",
+            source="Drawn by the demo data (catalog/demo.py)",
+            license=License.CC0,
+        )
         created += 1
         if stdout is not None:
             stdout.write(f"  {fruit}")

@@ -87,6 +87,12 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
             card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
         )
 
+    def with_card_alt_text(self):
+        """Annotate `card_alt_text`: what the card image shows, as curators wrote it ("" or
+        None without: a card then says "Photo of {name}"). For pages that show the picture."""
+        card = FruitImage.objects.filter(fruit=OuterRef("pk")).in_card_order()
+        return self.annotate(card_alt_text=Subquery(card.values("alt_text")[:1]))
+
     def with_names(self):
         """Annotate `names_in_order`: the other names' records (`Fruit.name_records`), in order,
         from the row's own query."""

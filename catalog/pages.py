@@ -16,7 +16,8 @@ EAGER_CARDS = 8  # cards likely above the fold on a desktop: their images load a
 @require_safe
 def catalog_grid(request):
     """Cards of the fruits matching `search`, `type` (repeatable), `ordering`, `page`."""
-    filterset = FruitFilter(request.GET, queryset=Fruit.objects.with_list_data().in_catalog_order())
+    fruits = Fruit.objects.with_list_data().with_card_alt_text().in_catalog_order()
+    filterset = FruitFilter(request.GET, queryset=fruits)
     context = {
         "search": request.GET.get("search", "").strip(),
         "types": type_chips(request),

@@ -7,6 +7,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from catalog.demo import DEMO_FRUITS, DemoFruit, draw_fruit, encode, render_fruit
 from catalog.models import Fruit, FruitType
+from fruitcatalog.blobs.rights import ImageRole, License
 from publications.models import Publication, PublicationFruitImage
 from publications.services import (
     publication_fruit_set_description,
@@ -48,6 +49,16 @@ DEMO_PUBLICATIONS = [
         (110, 35, 35),
     ),
 ]
+# Where each publication describes its fruits: pages from `FIRST_PAGE` on, a plate for the one
+# it illustrates, and what a few of its entries say besides.
+FIRST_PAGE = {"Deutschlands Obstsorten": 112, "Illustrirtes Handbuch der Obstkunde": 41}
+CITATION_NOTES = {
+    ("Deutschlands Obstsorten", "Hedelfinger Riesenkirsche"): {"is_first_description": True},
+    ("Illustrirtes Handbuch der Obstkunde", "Große Grüne Reneklode"): {
+        "name_in_source": "Reine Claude verte"
+    },
+    ("Illustrirtes Handbuch der Obstkunde", "Goldparmäne"): {"name_in_source": "Goldparmaine"},
+}
 PLATE_BACKGROUND = (238, 228, 204)  # aged paper
 GOLD = (212, 175, 85)
 INK = (45, 38, 30)
@@ -144,16 +155,30 @@ def load_demo_publications(stdout=None) -> tuple[int, int]:
         publication_set_cover(
             publication=publication, data=draw_cover(demo, demo_fruits[demo.plate])
         )
-        for name in demo.fruits:
+        for index, name in enumerate(demo.fruits):
             fruit = fruits.get(name)
             if fruit is None:  # a demo fruit someone renamed or deleted: nothing to link
                 continue
-            link, _ = publication_link_fruit(publication=publication, fruit=fruit)
+            page = FIRST_PAGE[demo.title] + 6 * index
+            citation = {
+                "pages": f"{page}\u2013{page + 1}",
+                "plate": str(index + 1) if name == demo.plate else "",
+                **CITATION_NOTES.get((demo.title, name), {}),
+            }
+            link, _ = publication_link_fruit(
+                publication=publication, fruit=fruit, citation=citation
+            )
             pdf = draw_description_pdf(demo, demo_fruits[name], fruit.synonym_names)
             publication_fruit_set_description(link=link, data=pdf)
             if name == demo.plate:
                 PublicationFruitImage.objects.create(
-                    link=link, data=draw_fruit(demo_fruits[name], background=PLATE_BACKGROUND)
+                    link=link,
+                    data=draw_fruit(demo_fruits[name], background=PLATE_BACKGROUND),
+                    role=ImageRole.PLATE,
+                    alt_text=f"Colour plate of {name} on aged paper, from {demo.title}",
+                    creator=demo.authors,
+                    source=f"{demo.title} ({demo.year}), plate {index + 1}",
+                    license=License.PUBLIC_DOMAIN,
                 )
         created += 1
         if stdout is not None:

@@ -13,6 +13,7 @@ from catalog.models import Fruit
 from fruitcatalog.blobs.models import blob_fields
 from fruitcatalog.db.ids import ID_MAX
 from fruitcatalog.site.pages import not_found, render_list_page, render_page
+from fruitcatalog.site.structured_data import json_ld, without_empty
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
@@ -36,16 +37,52 @@ def fruit_page(request, pk: int):
         .order_by(F("publication__year").asc(nulls_last=True), "publication__title", "pk")
     )
     first = next((link for link in links if link.is_first_description), None)
+    images = fruit.images.all()
     return render_page(
         request,
         "publications/fruit_page.html",
         {
             "fruit": fruit,
-            "images": fruit.images.all(),
+            "images": images,
             "links": links,
             "first_description": first,
+            "structured_data": json_ld(taxon(request, fruit, images)),
             "section": "fruits",
         },
+    )
+
+
+def taxon(request, fruit, images) -> dict:
+    """The fruit as a schema.org `Taxon` (a cultivar): names, catalog number, images."""
+    return without_empty(
+        {
+            "@context": "https://schema.org",
+            "@type": "Taxon",
+            "taxonRank": "cultivar",
+            "name": fruit.name,
+            "alternateName": fruit.synonym_names,
+            "identifier": None if fruit.catalog_number is None else str(fruit.catalog_number),
+            "url": request.build_absolute_uri(fruit.get_absolute_url()),
+            "image": [image_object(request, image, fruit.name) for image in images],
+        }
+    )
+
+
+def image_object(request, image, subject: str) -> dict:
+    """An image as a schema.org `ImageObject`, with its licence and credit."""
+    creator = {"@type": "Person", "name": image.creator} if image.creator else None
+    return without_empty(
+        {
+            "@type": "ImageObject",
+            "contentUrl": request.build_absolute_uri(image.get_data_url()),
+            "thumbnailUrl": request.build_absolute_uri(image.get_thumbnail_url()),
+            "caption": image.alt_text or f"{subject}, {image.get_role_display().lower()}",
+            "license": image.license_url,
+            "creditText": image.creator,
+            "creator": creator,
+            "width": image.width or None,
+            "height": image.height or None,
+        }
     )
 
 
@@ -79,6 +116,7 @@ def publication_page(request, pk: int):
     }
     fruits = list(
         Fruit.objects.with_list_data()
+        .with_card_alt_text()
         .defer("search_text")
         .filter(publication_links__publication=publication)
         .in_catalog_order()
@@ -88,7 +126,37 @@ def publication_page(request, pk: int):
     return render_page(
         request,
         "publications/publication_page.html",
-        {"publication": publication, "fruits": fruits, "section": "publications"},
+        {
+            "publication": publication,
+            "fruits": fruits,
+            "structured_data": json_ld(book(request, publication, fruits)),
+            "section": "publications",
+        },
+    )
+
+
+def book(request, publication, fruits) -> dict:
+    """The publication as a schema.org `Book`: author, year, cover, the fruits it is about."""
+    cover = publication.get_cover_url() if publication.has_cover else None
+    author = {"@type": "Person", "name": publication.authors} if publication.authors else None
+    return without_empty(
+        {
+            "@context": "https://schema.org",
+            "@type": "Book",
+            "name": publication.title,
+            "author": author,
+            "datePublished": None if publication.year is None else str(publication.year),
+            "image": cover and request.build_absolute_uri(cover),
+            "url": request.build_absolute_uri(publication.get_absolute_url()),
+            "about": [
+                {
+                    "@type": "Taxon",
+                    "name": fruit.name,
+                    "url": request.build_absolute_uri(fruit.get_absolute_url()),
+                }
+                for fruit in fruits
+            ],
+        }
     )
 
 

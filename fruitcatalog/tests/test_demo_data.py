@@ -11,7 +11,7 @@ from catalog.demo import BACKGROUND, DEMO_FRUITS, DemoFruit, draw_fruit
 from catalog.models import Fruit, FruitImage, FruitType
 from fruitcatalog.blobs.pdf import validate_pdf_bytes
 from publications import demo as publications_demo
-from publications.models import Publication, PublicationFruitImage
+from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 
 def run(*args) -> str:
@@ -40,6 +40,11 @@ def test_demo_data_loads_varieties_with_synonyms_and_thumbnailed_images_once():
     }  # fmt: skip
     assert not FruitImage.objects.missing_thumbnail().exists()
     assert set(FruitImage.objects.values_list("content_type", flat=True)) == {"image/jpeg"}
+    # Every image says what it shows, who made it and under which licence.
+    assert not FruitImage.objects.filter(alt_text="").exists()
+    assert set(FruitImage.objects.values_list("creator", "license")) == {
+        ("Fruit Catalog demo", "CC0-1.0")
+    }
 
     counts = row_counts()
     updated = set(Fruit.objects.values_list("updated_at", flat=True))
@@ -79,6 +84,16 @@ def test_demo_data_loads_two_publications_with_cover_linked_fruits_pdfs_and_plat
     assert PublicationFruitImage.objects.count() == 2
     assert not PublicationFruitImage.objects.missing_thumbnail().exists()
     assert list(Publication.objects.search("bissmann")) == [publications[1]]
+    # Citations with pages and plates, a first description, a name in the source (searchable);
+    # plates with their alt text, creator and licence.
+    links = PublicationFruit.objects.without_blobs()
+    assert all(link.pages for link in links)
+    assert links.exclude(plate="").count() == 2
+    assert links.filter(is_first_description=True).count() == 1
+    assert Fruit.objects.search("reine claude verte").get().name == "Große Grüne Reneklode"
+    for plate in PublicationFruitImage.objects.without_blobs():
+        assert (plate.role, plate.license) == ("plate", "public-domain")
+        assert plate.alt_text and plate.creator
 
     assert "nothing to do" in run()
     assert Publication.objects.count() == 2

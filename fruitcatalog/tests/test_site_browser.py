@@ -504,3 +504,45 @@ def test_the_content_keeps_its_distance_from_the_footer(page, page_log, live_ser
         if gap < 32:
             too_close[name] = gap
     assert not too_close, f"content closer than 32 px to the footer: {too_close}"
+
+
+# Records every CSP violation the page meets, from before its own scripts run.
+VIOLATIONS_SCRIPT = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+    window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+
+
+def test_structured_data_is_data_the_csp_allows_and_the_browser_parses(browser, live_server, demo):
+    context = browser.new_context(viewport=DESKTOP)  # the site's CSP enforced
+    context.add_init_script(VIOLATIONS_SCRIPT)
+    page = context.new_page()
+    boskoop = Fruit.objects.get(name="Schöner aus Boskoop")
+    publication = Publication.objects.order_by("pk").first()
+    try:
+        for path, kind in [
+            (f"/fruits/{boskoop.pk}/", "Taxon"),
+            (f"/publications/{publication.pk}/", "Book"),
+        ]:
+            page.goto(f"{live_server.url}{path}")
+            found = page.evaluate(
+                """() => [...document.querySelectorAll('script[type="application/ld+json"]')]
+                    .map((element) => JSON.parse(element.textContent)["@type"])"""
+            )
+            assert found == [kind], path
+            assert page.evaluate("window.__violations") == [], path
+        # The listener hears what the CSP refuses: an inline script added to the page.
+        ran = page.evaluate(
+            """() => {
+                const script = document.createElement("script");
+                script.textContent = "window.__ran = true";
+                document.body.append(script);
+                return window.__ran === true;
+            }"""
+        )
+        page.wait_for_function("window.__violations.length > 0")
+        assert not ran
+    finally:
+        context.close()

@@ -42,7 +42,7 @@ def test_a_fruit_page_shows_its_images_synonyms_and_the_publications_describing_
     assert f'href="{html.escape(image.get_data_url())}"' in text
     assert f'src="{html.escape(image.get_thumbnail_url())}"' in text
     assert "?v=" in image.get_data_url() and "?v=" in image.get_thumbnail_url()
-    assert 'alt="Photo 1 of Cox Orange"' in text
+    assert 'alt="Cox Orange, fruit"' in text  # no alt text written: name and role
     # The publication: its page, cover, the PDF of this fruit and its image of it.
     assert f'href="/publications/{publication.pk}/"' in text
     # The cover as its thumbnail, sized as stored: a 95 px slot never loads the full cover.

@@ -381,7 +381,7 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
         FruitImage.objects.create(
             fruit=fruit,
             data=draw_fruit(demo),
-            alt_text=f"Drawing of a {FruitType(demo.type).label.lower()} of {demo.name}",
+            alt_text=f"Drawing of the {FruitType(demo.type).label.lower()} variety {demo.name}",
             creator="Fruit Catalog demo",
             source="Drawn by the demo data (catalog/demo.py)",
             license=License.CC0,

@@ -114,3 +114,20 @@ def test_a_name_that_closes_the_script_element_cannot_break_the_page(client, fru
         text.count('<script src=')
     )
     assert "<h1>" + html.escape(f"Boskoop {hostile}") + "</h1>" in text
+
+
+def test_every_image_on_the_public_pages_says_what_it_shows(
+    client, publication_factory, fruit_factory
+):
+    """Only the logo beside the site's name is decorative (empty alt, hidden from readers)."""
+    fruit = fruit_factory(name="Gravensteiner")
+    FruitImage.objects.create(fruit=fruit, data=make_object_png())
+    publication = publication_factory(title="Pomona", cover_data=make_object_png())
+    publication_link_fruit(publication=publication, fruit=fruit)
+    for path in ["/", f"/fruits/{fruit.pk}/", "/publications/", f"/publications/{publication.pk}/"]:
+        tags = re.findall(r"<img\b[^>]*>", client.get(path).content.decode())
+        assert len(tags) >= 2, path
+        for tag in tags:
+            alt = re.search(r'\balt="([^"]*)"', tag)
+            assert alt is not None, (path, tag)
+            assert alt.group(1).strip() or 'aria-hidden="true"' in tag, (path, tag)

@@ -166,6 +166,8 @@ class Fruit(models.Model):
             models.Index(
                 fields=["type", "catalog_number", "id"], name="catalog_fruit_type_order_idx"
             ),
+            # The newest change, for the exports' Last-Modified: one index probe.
+            models.Index(fields=["updated_at"], name="catalog_fruit_updated_idx"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -295,6 +297,25 @@ class FruitSpelling(models.Model):
         return self.spelling
 
 
+class DeletionMark(models.Model):
+    """When a row the exports show was last deleted: one row, kept by database triggers.
+
+    An export's `Last-Modified` is the newest of its tables' `updated_at` and this: a deletion
+    leaves no row to date it. Triggers (migration 0023, and publications' 0011 for its tables)
+    stamp it after every DELETE, whatever deletes (the API, the admin, a cascade, SQL).
+    """
+
+    deleted_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(pk=1), name="deletion_mark_single_row"),
+        ]
+
+    def __str__(self):
+        return f"last deletion: {self.deleted_at}"
+
+
 class CatalogNumberMark(models.Model):
     """The highest catalog number ever assigned automatically: one row, never lowered.
 
@@ -416,6 +437,7 @@ class FruitImage(ThumbnailedImage):
             ),
             # Refusing the same bytes twice for one fruit is one probe (`duplicate_id`).
             models.Index(fields=["fruit", "sha256"], name="catalog_fruitimage_sha256_idx"),
+            models.Index(fields=["updated_at"], name="catalog_fruitimage_updated_idx"),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -2,15 +2,26 @@
 
 import dataclasses
 
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import viewsets
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import permissions, serializers, status, viewsets
+from rest_framework.response import Response
 
+from catalog import exports
 from catalog.filters import FruitFilter
-from catalog.models import Fruit, FruitImage
+from catalog.imports import import_fruits
+from catalog.models import Fruit, FruitImage, FruitType
 from catalog.search import explain_page
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_delete, fruit_update
+from fruitcatalog.blobs.parsers import SPREADSHEET_UPLOAD_PARSERS
 from fruitcatalog.blobs.reads import ByteRead
 from fruitcatalog.blobs.schema import (
     IMAGE_UPLOAD_NOTE,
@@ -19,9 +30,10 @@ from fruitcatalog.blobs.schema import (
     image_viewset_schema,
 )
 from fruitcatalog.blobs.uploads import uploaded_bytes
-from fruitcatalog.blobs.views import ThumbnailedImageViewSet
+from fruitcatalog.blobs.views import ThumbnailedImageViewSet, UploadsMixin
 from fruitcatalog.db.ids import ID_PATTERN
 from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
+from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
 from fruitcatalog.rest.pagination import PageNumberPagination
 from fruitcatalog.rest.viewsets import ReadBackMixin
 
@@ -151,3 +163,159 @@ class FruitImageViewSet(IdempotentCreateMixin, ThumbnailedImageViewSet):
     thumbnail_read = dataclasses.replace(
         image_read, spec=FruitImage.thumbnail, fallback=FruitImage.original
     )
+
+
+class ImportPermission(permissions.BasePermission):
+    """An import creates and changes fruits: it needs `add_fruit` and `change_fruit`."""
+
+    def has_permission(self, request, view):
+        if request.method not in ("POST",):
+            return True  # OPTIONS; other methods are 405s
+        return bool(request.user and request.user.is_authenticated) and request.user.has_perms(
+            ["catalog.add_fruit", "catalog.change_fruit"]
+        )
+
+
+class ImportReportSerializer(serializers.Serializer):
+    """What an import found and did."""
+
+    class ErrorSerializer(serializers.Serializer):
+        row = serializers.IntegerField(help_text="As a spreadsheet numbers it: the header is 1.")
+        field = serializers.CharField(help_text='The column, "" for the row as a whole.')
+        message = serializers.CharField()
+
+    dry_run = serializers.BooleanField()
+    created = serializers.IntegerField(help_text="Rows that create a fruit.")
+    updated = serializers.IntegerField(help_text="Rows that change a fruit.")
+    unchanged = serializers.IntegerField(help_text="Rows equal to their fruit.")
+    errors = ErrorSerializer(many=True, help_text="Every error; any error and nothing is written.")
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    """Multipart body of an import."""
+
+    file = serializers.FileField(help_text="A CSV (UTF-8, comma or semicolon) or XLSX file.")
+
+
+DRY_RUN = OpenApiParameter(
+    "dry_run",
+    bool,
+    OpenApiParameter.QUERY,
+    required=False,
+    description="`1`: check and report without writing.",
+)
+
+
+class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
+    """Fruits from a spreadsheet, all or nothing (`catalog.imports`)."""
+
+    permission_classes = [ImportPermission]
+    parser_classes = SPREADSHEET_UPLOAD_PARSERS
+    serializer_class = ImportReportSerializer
+    pagination_class = None
+    filter_backends = []
+
+    def create(self, request, *args, **kwargs):
+        dry_run = request.query_params.get("dry_run", "0")
+        if dry_run not in ("0", "1", "true", "false"):
+            raise serializers.ValidationError({"dry_run": ["Use 1 or 0."]})
+        data = request.data if isinstance(request.data, bytes) else None
+        if data is None:
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise serializers.ValidationError({"file": ["No file was submitted."]})
+            data = upload.read()
+        if not data:
+            raise serializers.ValidationError({"file": ["The submitted file is empty."]})
+        report = import_fruits(data, dry_run=dry_run in ("1", "true"))
+        code = status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST
+        return Response(report.as_dict(), status=code)
+
+
+@extend_schema_view(
+    create=extend_schema(
+        summary="Import fruits from a spreadsheet",
+        description=(
+            "A CSV body (`text/csv`: UTF-8 with or without a BOM, comma or semicolon "
+            "separated, a header row) or an XLSX file (multipart field `file`). Columns: "
+            "`catalog_number`, `name`, `type` (required), `synonyms` (names separated by `;`); "
+            "the export's `image_count`, `url` and `updated_at` are ignored, any other column "
+            "is a 400 naming it. A row whose catalog number exists updates that fruit, others "
+            "create one. A file with any error changes nothing: 400 with every error, by "
+            "spreadsheet row (the header is row 1) and column. A clean file is applied in one "
+            "transaction: 200. Needs `add_fruit` and `change_fruit`."
+        ),
+        parameters=[DRY_RUN, *IDEMPOTENCY_PARAMETERS],
+        request={
+            "text/csv": OpenApiTypes.BINARY,
+            "multipart/form-data": ImportUploadSerializer,
+        },
+        responses={200: ImportReportSerializer, 400: ImportReportSerializer},
+    ),
+)
+class FruitImportViewSet(IdempotentCreateMixin, FruitImportBase):
+    """Fruits from a spreadsheet, all or nothing; a retry with its `Idempotency-Key` imports
+    once."""
+
+
+EXPORT_FILTERS = [
+    OpenApiParameter(
+        "search", str, OpenApiParameter.QUERY, required=False, description="As on the fruit list."
+    ),
+    OpenApiParameter(
+        "type",
+        str,
+        OpenApiParameter.QUERY,
+        required=False,
+        many=True,
+        enum=FruitType.values,
+        description="As on the fruit list; repeat it for several types.",
+    ),
+]
+
+
+@extend_schema(
+    summary="Export the fruits as CSV",
+    description=(
+        "UTF-8 CSV with the columns `catalog_number,name,type,synonyms,image_count,url,"
+        "updated_at` (`synonyms` joined with `; `, `url` the fruit's public page), in catalog "
+        "order; the list's `search` and `type` apply. Streamed; imports back unchanged "
+        "(`POST /api/v1/imports/fruits`). `ETag` and `Last-Modified` date the newest change, so "
+        "a conditional request is a 304. Full builds are limited per client address "
+        "(`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`, 60 an hour by default; 429 past it)."
+    ),
+    parameters=EXPORT_FILTERS,
+    responses={(200, "text/csv"): OpenApiTypes.BINARY, 304: NOT_MODIFIED},
+)
+class FruitCSVExportView(StreamedFileView):
+    """Every fruit (the list's filters apply) as CSV."""
+
+    media_type = "text/csv; charset=utf-8"
+    filename = "fruits.csv"
+
+    def filtered(self, request):
+        """The fruits the filters name; a 400 for a bad filter."""
+        data = QueryDict(mutable=True)
+        data["ordering"] = "catalog_number"  # every match, not a search's ranked window
+        if "search" in request.query_params:
+            data["search"] = request.query_params["search"]
+        data.setlist("type", request.query_params.getlist("type"))
+        filterset = FruitFilter(data, queryset=Fruit.objects.all())
+        if not filterset.is_valid():
+            raise serializers.ValidationError(filterset.errors)
+        return filterset.qs
+
+    def version_key(self, request):
+        self.fruits = self.filtered(request)
+        types = ",".join(sorted(request.query_params.getlist("type")))
+        return f"search={request.query_params.get('search', '')}\ntype={types}"
+
+    def last_modified(self, request):
+        return exports.last_modified()
+
+    def stream(self, request):
+        marker = 987654321  # a page's URL, with the id put in for each row
+        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
+        head, tail = template.split(str(marker))
+        rows = exports.csv_rows(self.fruits, lambda pk: f"{head}{pk}{tail}")
+        return exports.batched_bytes(exports.csv_lines(rows))

@@ -3,7 +3,7 @@
 from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
-from catalog.views import FruitImageViewSet
+from catalog.views import FruitCSVExportView, FruitImageViewSet, FruitImportViewSet
 from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
 from fruitcatalog.db.ids import ID_PATTERN
 from fruitcatalog.fruit_detail import CitedFruitViewSet
@@ -56,6 +56,9 @@ urlpatterns = [
         fruit_image_thumbnail,
         "fruit-image-thumbnail",
     ),
+    route("exports/fruits.csv", FruitCSVExportView.as_view(), "export-fruits-csv"),
+    route("exports/dwca.zip", publication_views.DarwinCoreExportView.as_view(), "export-dwca"),
+    route("imports/fruits", FruitImportViewSet.as_view({"post": "create"}), "fruit-import"),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
         rf"publications/(?P<id>{ID})/cover",

@@ -223,6 +223,10 @@ FRUITCATALOG_MAX_BODY_BYTES = env_int("FRUITCATALOG_MAX_BODY_BYTES", 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
 # 50 megapixels: above any real fruit photograph, far below what a decompression bomb asks for.
 FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_000)
+# The Darwin Core Archive's dataset: its title and the licence of the catalog's data (GBIF
+# accepts CC0-1.0, CC-BY-4.0 and CC-BY-NC-4.0; each image states its own).
+FRUITCATALOG_DATASET_TITLE = os.environ.get("FRUITCATALOG_DATASET_TITLE", "Fruit Catalog")
+FRUITCATALOG_DATA_LICENSE = os.environ.get("FRUITCATALOG_DATA_LICENSE", "CC-BY-4.0")
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
@@ -331,6 +335,8 @@ REST_FRAMEWORK = {
         "token_username": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", "10/minute"),
         # Curators' uploads are bounded by cost, not by rate, unless this is set (say "600/hour").
         "uploads": os.environ.get("FRUITCATALOG_UPLOAD_RATE_PER_USER", "") or None,
+        # A full export reads the whole catalog; harvesters revalidate (304s are not counted).
+        "exports": os.environ.get("FRUITCATALOG_EXPORT_RATE_PER_ADDRESS", "60/hour") or None,
     },
     "URL_FORMAT_OVERRIDE": None,
 }

@@ -285,6 +285,7 @@ class PublicationFruit(StoredBytesModel):
         default=False, help_text="This publication is the variety's first description."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)  # what the exports' Last-Modified follows
 
     description = StoredBytes("description", content_type=PDF)
 
@@ -297,6 +298,10 @@ class PublicationFruit(StoredBytesModel):
             models.UniqueConstraint(
                 fields=["publication", "fruit"], name="publicationfruit_unique_fruit"
             ),
+        ]
+        indexes = [
+            # The newest change, for the exports' Last-Modified: one index probe.
+            models.Index(fields=["updated_at"], name="publications_link_updated_idx"),
         ]
 
     def __str__(self):

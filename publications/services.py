@@ -44,7 +44,7 @@ def _cite(link: PublicationFruit, citation: dict) -> None:
     old_name = link.name_in_source
     for name, value in citation.items():
         setattr(link, name, value)
-    link.save(update_fields=list(citation))
+    link.save(update_fields=[*citation, "updated_at"])
     if link.name_in_source != old_name:
         refresh_fruit_search(link.fruit_id)
 

@@ -272,6 +272,8 @@ class ThumbnailedImage(StoredBytesModel):
     thumbnail_width = models.PositiveIntegerField(default=0)
     thumbnail_height = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Any change (bytes, details): what the exports' `Last-Modified` follows.
+    updated_at = models.DateTimeField(auto_now=True)
     # What the image shows and who may use it (`fruitcatalog.blobs.rights`).
     alt_text = models.CharField(
         max_length=ALT_TEXT_MAX,

@@ -28,5 +28,12 @@ class RawPDFParser(RawBytesParser):
     media_type = "application/pdf"
 
 
+class RawCSVParser(RawBytesParser):
+    """A raw CSV body (`text/csv`), read as bytes: the importer decodes it."""
+
+    media_type = "text/csv"
+
+
 IMAGE_UPLOAD_PARSERS = [parsers.MultiPartParser, RawImageParser, RawBytesParser]
 PDF_UPLOAD_PARSERS = [parsers.MultiPartParser, RawPDFParser, RawBytesParser]
+SPREADSHEET_UPLOAD_PARSERS = [parsers.MultiPartParser, RawCSVParser]

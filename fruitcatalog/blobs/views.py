@@ -127,7 +127,7 @@ def image_set_details(image, details: dict) -> None:
     lock_row(type(image), image.pk)
     for name, value in details.items():
         setattr(image, name, value)
-    image.save(update_fields=list(details))
+    image.save(update_fields=[*details, "updated_at"])
 
 
 class ThumbnailedImageViewSet(

@@ -60,6 +60,11 @@ class Watchdog:
         with self._lock:
             self._deadlines.pop(threading.get_ident(), None)
 
+    def armed(self) -> bool:
+        """Whether the current thread has a deadline."""
+        with self._lock:
+            return threading.get_ident() in self._deadlines
+
     def expired(self) -> bool:
         """Whether the current thread's deadline has passed (False when none is armed)."""
         with self._lock:
@@ -117,6 +122,14 @@ def arm_for_request(sender=None, environ=None, **kwargs) -> None:
     path = (environ or {}).get("PATH_INFO", "")
     seconds = HEALTH_REQUEST_SECONDS if path in HEALTH_PATHS else settings.DATABASE_REQUEST_TIMEOUT
     WATCHDOG.arm(seconds)
+
+
+def renew_for_next_step() -> None:
+    """A long response made of many short steps (a streamed export's chunks): give the next
+    step the request's whole deadline again. Each wait on the database stays bounded; the
+    response as a whole is bounded by the size of what it streams. Nothing when not armed."""
+    if WATCHDOG.armed():
+        WATCHDOG.arm(settings.DATABASE_REQUEST_TIMEOUT)
 
 
 def disarm_after_request(sender=None, **kwargs) -> None:

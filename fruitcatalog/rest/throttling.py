@@ -86,3 +86,13 @@ def lockout_response(request, original_response=None, credentials=None):
         )
     response["Retry-After"] = str(seconds)
     return response
+
+
+class ExportThrottle(LiveRateThrottle):
+    """Exports built in full per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`): each
+    reads the whole catalog. A conditional request answered 304 is not counted."""
+
+    scope = "exports"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

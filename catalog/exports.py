@@ -1,0 +1,121 @@
+"""The catalog as files for others: the fruit list as CSV, streamed in chunks of the catalog.
+
+Rows come in catalog order, a chunk at a time by keyset (each chunk one short indexed query),
+so memory stays flat and the first bytes leave at once whatever the catalog's size. Every file
+is dated by `last_modified()`: the newest change of what it holds, deletions included.
+"""
+
+import csv
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
+
+from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+
+from catalog.models import DeletionMark, Fruit, FruitImage
+from fruitcatalog.db.deadlines import renew_for_next_step
+
+CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]
+SYNONYM_JOIN = "; "
+CHUNK = 2000  # rows per query
+
+
+def newest(*stamps: datetime | None) -> datetime | None:
+    """The latest of the stamps that exist."""
+    present = [stamp for stamp in stamps if stamp is not None]
+    return max(present) if present else None
+
+
+def last_modified() -> datetime | None:
+    """When the fruits, their names or their images last changed (a deletion included): one
+    index probe per table."""
+    return newest(
+        Fruit.objects.aggregate(at=Max("updated_at"))["at"],
+        FruitImage.objects.aggregate(at=Max("updated_at"))["at"],
+        DeletionMark.objects.values_list("deleted_at", flat=True).first(),
+    )
+
+
+def in_chunks(queryset, size: int = CHUNK) -> Iterator[list]:
+    """The rows of `queryset` in catalog order (numbered fruits, then the others by id), one
+    chunk per query, each chunk's query after the last row of the one before (keyset)."""
+    numbered = queryset.filter(catalog_number__isnull=False).order_by("catalog_number")
+    last = 0
+    while True:
+        renew_for_next_step()
+        chunk = list(numbered.filter(catalog_number__gt=last)[:size])
+        if not chunk:
+            break
+        yield chunk
+        last = chunk[-1].catalog_number
+    unnumbered = queryset.filter(catalog_number__isnull=True).order_by("pk")
+    last = 0
+    while True:
+        renew_for_next_step()
+        chunk = list(unnumbered.filter(pk__gt=last)[:size])
+        if not chunk:
+            break
+        yield chunk
+        last = chunk[-1].pk
+
+
+def iso(moment: datetime) -> str:
+    """An instant as ISO 8601 in UTC ("2026-11-27T01:46:00.123456Z")."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def with_export_data(queryset):
+    """What a CSV row needs: names (one array per row) and the image count, nothing else."""
+    images = FruitImage.objects.filter(fruit=OuterRef("pk")).order_by()
+    return (
+        queryset.with_names()
+        .annotate(
+            image_count=Coalesce(
+                Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
+            )
+        )
+        .only("catalog_number", "name", "type", "updated_at")
+    )
+
+
+def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
+    """The header, then one row per fruit of `queryset` (`page_url(id)`: its public page)."""
+    yield CSV_COLUMNS
+    for chunk in in_chunks(with_export_data(queryset)):
+        for fruit in chunk:
+            yield [
+                fruit.catalog_number if fruit.catalog_number is not None else "",
+                fruit.name,
+                fruit.type,
+                SYNONYM_JOIN.join(fruit.synonym_names),
+                fruit.image_count,
+                page_url(fruit.pk),
+                iso(fruit.updated_at),
+            ]
+
+
+class _Line:
+    """A file-like object `csv.writer` writes one line into, handed back as text."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def csv_lines(rows: Iterable[list], *, delimiter: str = ",") -> Iterator[str]:
+    """Rows as CSV text, a line at a time."""
+    writer = csv.writer(_Line(), delimiter=delimiter, lineterminator="\r\n")
+    for row in rows:
+        yield writer.writerow(row)
+
+
+def batched_bytes(lines: Iterable[str], size: int = 64 * 1024) -> Iterator[bytes]:
+    """Text lines as UTF-8 bytes in pieces of about `size` (fewer, larger writes)."""
+    pending, length = [], 0
+    for line in lines:
+        pending.append(line)
+        length += len(line)
+        if length >= size:
+            yield "".join(pending).encode()
+            pending, length = [], 0
+    if pending:
+        yield "".join(pending).encode()

@@ -1,0 +1,360 @@
+"""Fruits from a spreadsheet: one importer behind the API, the admin and `manage.py import_fruits`.
+
+A file (CSV with comma or semicolon, UTF-8 with or without a BOM; or XLSX) is read into rows,
+every row is checked and compared with the catalog (`plan_import`: new, changed, unchanged or
+an error, with the spreadsheet's row and column), and a clean plan is applied in one
+transaction through the catalog's services (`apply_import`), so numbers, names and search are
+stored as any other write stores them. A file with any error changes nothing.
+"""
+
+import csv
+import io
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
+from catalog.services import fruit_create, fruit_update
+from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms
+
+REQUIRED_COLUMNS = ["catalog_number", "name", "type"]
+OPTIONAL_COLUMNS = ["synonyms"]
+# What the CSV export adds besides: read-only, so an exported file imports back as it is.
+IGNORED_COLUMNS = ["image_count", "url", "updated_at"]
+SYNONYM_SEPARATOR = ";"
+XLSX_MAGIC = b"PK\x03\x04"
+BATCH = 1000  # catalog numbers looked up per query
+
+
+class ImportFileError(Exception):
+    """The file as a whole cannot be read: not UTF-8, no header, a column missing or unknown."""
+
+    def __init__(self, message: str, *, row: int = 1, field: str = ""):
+        super().__init__(message)
+        self.error = RowError(row=row, field=field, message=message)
+
+
+@dataclass(frozen=True)
+class RowError:
+    row: int  # as a spreadsheet numbers it: the header is row 1
+    field: str
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"row": self.row, "field": self.field, "message": self.message}
+
+
+@dataclass
+class PlannedRow:
+    """One data row: what it says, and what importing it does (`action`)."""
+
+    row: int
+    catalog_number: int | None
+    name: str
+    type: str
+    synonyms: list[str]
+    action: str = "error"  # "new", "changed", "unchanged" or "error"
+    fruit: Fruit | None = None
+    names: list[dict] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    """What an import found and did: the counts, every error, and every row (for a preview)."""
+
+    dry_run: bool
+    rows: list[PlannedRow] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+
+    def count(self, action: str) -> int:
+        return sum(1 for row in self.rows if row.action == action)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_dict(self) -> dict:
+        """The answer of the API (and the command's summary)."""
+        return {
+            "dry_run": self.dry_run,
+            "created": self.count("new"),
+            "updated": self.count("changed"),
+            "unchanged": self.count("unchanged"),
+            "errors": [error.as_dict() for error in self.errors],
+        }
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def read_rows(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    """The header and the data rows (with their spreadsheet row numbers) of a CSV or XLSX file.
+
+    Raises `ImportFileError` when the file cannot be read or its columns are wrong.
+    """
+    if data.startswith(XLSX_MAGIC):
+        header, rows = _read_xlsx(data)
+    else:
+        header, rows = _read_csv(data)
+    _check_header(header)
+    return header, rows
+
+
+def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ImportFileError(
+            f"The file is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line}); save "
+            "it as CSV UTF-8 or as XLSX.",
+            row=line,
+        ) from None
+    if "\x00" in text:
+        raise ImportFileError("The file holds NUL characters: it is not a CSV file.")
+    first_line = text.split("\n", 1)[0]
+    delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as error:
+        raise ImportFileError(f"The header row cannot be read: {error}.") from None
+    if not header or not any(cell.strip() for cell in header):
+        raise ImportFileError("The file has no header row (catalog_number, name, type, …).")
+    header = [cell.strip() for cell in header]
+
+    def rows():
+        try:
+            for values in reader:
+                number = reader.line_num  # a cell with line breaks spans lines: its last one
+                if not any(value.strip() for value in values):
+                    continue  # an empty line, as spreadsheets leave at the end
+                if len(values) > len(header):
+                    raise ImportFileError(
+                        f"Row {number} has {len(values)} cells, the header {len(header)}.",
+                        row=number,
+                    )
+                yield number, dict(zip(header, values, strict=False))
+        except csv.Error as error:
+            raise ImportFileError(
+                f"Row {reader.line_num} cannot be read: {error}.", row=reader.line_num
+            ) from None
+
+    return header, rows()
+
+
+def _read_xlsx(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
+    from openpyxl import load_workbook
+
+    try:
+        workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise ImportFileError(f"The file is not a readable XLSX workbook ({error}).") from None
+    sheet = workbook.worksheets[0]
+    cells = sheet.iter_rows(values_only=True)
+    header = next(cells, None)
+    if not header or not any(header):
+        raise ImportFileError("The first sheet has no header row (catalog_number, name, type, …).")
+    header = ["" if cell is None else str(cell).strip() for cell in header]
+
+    def rows():
+        for number, values in enumerate(cells, start=2):
+            if not any(value not in (None, "") for value in values):
+                continue
+            yield number, {
+                column: _cell_text(value) for column, value in zip(header, values, strict=False)
+            }
+        workbook.close()
+
+    return header, rows()
+
+
+def _cell_text(value) -> str:
+    """A spreadsheet cell as the text a CSV would hold (a whole number without ".0")."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _check_header(header: list[str]) -> None:
+    known = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *IGNORED_COLUMNS}
+    for column in header:
+        if column not in known:
+            raise ImportFileError(
+                f'Unknown column "{column}": the columns are {", ".join(REQUIRED_COLUMNS)} '
+                f"(required) and {', '.join(OPTIONAL_COLUMNS)} (optional).",
+                field=column,
+            )
+    seen = set()
+    for column in header:
+        if column in seen:
+            raise ImportFileError(f'The column "{column}" appears twice.', field=column)
+        seen.add(column)
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            raise ImportFileError(f'The required column "{column}" is missing.', field=column)
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+
+def plan_import(data: bytes, *, dry_run: bool, progress: Callable | None = None) -> ImportReport:
+    """Read and check every row and compare it with the catalog; write nothing.
+
+    `progress(n)` is called as rows are checked (the command's progress bar).
+    """
+    report = ImportReport(dry_run=dry_run)
+    try:
+        _, rows = read_rows(data)
+        planned = [_parse_row(number, values) for number, values in rows]
+    except ImportFileError as error:
+        report.errors.append(error.error)
+        return report
+    _compare_with_catalog(planned, progress)
+    report.rows = planned
+    report.errors = [error for row in planned for error in row.errors]
+    return report
+
+
+def _parse_row(number: int, values: dict) -> PlannedRow:
+    errors = []
+    raw_number = (values.get("catalog_number") or "").strip()
+    catalog_number = None
+    if not raw_number:
+        errors.append(RowError(number, "catalog_number", "A catalog number is required."))
+    elif not raw_number.isdigit() or not 1 <= int(raw_number) <= CATALOG_NUMBER_MAX:
+        errors.append(
+            RowError(
+                number,
+                "catalog_number",
+                f'"{raw_number[:40]}" is not a whole number from 1 to {CATALOG_NUMBER_MAX}.',
+            )
+        )
+    else:
+        catalog_number = int(raw_number)
+    name = (values.get("name") or "").strip()
+    if not name:
+        errors.append(RowError(number, "name", "A name is required."))
+    elif len(name) > TEXT_MAX:
+        errors.append(RowError(number, "name", f"A name has at most {TEXT_MAX} characters."))
+    fruit_type = (values.get("type") or "").strip().lower()
+    if fruit_type not in FruitType.values:
+        errors.append(
+            RowError(
+                number,
+                "type",
+                f'"{fruit_type[:40]}" is not a valid choice; one of {", ".join(FruitType.values)}.',
+            )
+        )
+    synonyms = [
+        piece.strip()
+        for piece in (values.get("synonyms") or "").split(SYNONYM_SEPARATOR)
+        if piece.strip()
+    ]
+    row = PlannedRow(number, catalog_number, name, fruit_type, synonyms, errors=errors)
+    if name:
+        try:
+            clean_names([{"name": text} for text in synonyms], fruit_name=name)
+        except ValidationError as error:
+            errors.extend(RowError(number, "synonyms", message) for message in error.messages)
+    return row
+
+
+def _compare_with_catalog(planned: list[PlannedRow], progress: Callable | None) -> None:
+    """Each row becomes new, changed or unchanged (or an error: a number given twice)."""
+    first_row = {}
+    for row in planned:
+        if row.catalog_number is None:
+            continue
+        if row.catalog_number in first_row:
+            row.errors.append(
+                RowError(
+                    row.row,
+                    "catalog_number",
+                    f"Catalog number {row.catalog_number} is also in row "
+                    f"{first_row[row.catalog_number]}.",
+                )
+            )
+        else:
+            first_row[row.catalog_number] = row.row
+    numbers = list(first_row)
+    existing = {}
+    for start in range(0, len(numbers), BATCH):
+        batch = numbers[start : start + BATCH]
+        for fruit in Fruit.objects.with_names().filter(catalog_number__in=batch):
+            existing[fruit.catalog_number] = fruit
+    for done, row in enumerate(planned, start=1):
+        if progress is not None and done % 500 == 0:
+            progress(500)
+        if row.errors:
+            continue
+        fruit = existing.get(row.catalog_number)
+        current = fruit.name_records if fruit is not None else []
+        row.names = clean_names(
+            names_from_synonyms(row.synonyms, current=current), fruit_name=row.name
+        )
+        if fruit is None:
+            row.action = "new"
+        elif (fruit.name, fruit.type, fruit.synonym_names) == (row.name, row.type, row.synonyms):
+            row.action, row.fruit = "unchanged", fruit
+        else:
+            row.action, row.fruit = "changed", fruit
+    if progress is not None:
+        progress(len(planned) % 500)
+
+
+# --- applying ------------------------------------------------------------------------------------
+
+
+def import_fruits(data: bytes, *, dry_run: bool, progress: Callable | None = None) -> ImportReport:
+    """Check the file and, unless `dry_run` or it has errors, apply it in one transaction."""
+    report = plan_import(data, dry_run=dry_run, progress=progress)
+    if report.ok and not dry_run:
+        apply_import(report)
+    return report
+
+
+def apply_import(report: ImportReport) -> None:
+    """Store the new and changed rows through the catalog's services, all or nothing.
+
+    A catalog number another write took meanwhile (the plan saw it free) is reported as that
+    row's error and nothing is stored.
+    """
+    try:
+        with transaction.atomic():
+            for row in report.rows:
+                if row.action == "new":
+                    _store(row, lambda row=row: fruit_create(**_fields(row), names=row.names))
+                elif row.action == "changed":
+                    _store(
+                        row,
+                        lambda row=row: fruit_update(
+                            fruit=row.fruit, **_fields(row), names=row.names
+                        ),
+                    )
+    except _RowFailed as failed:
+        report.errors.append(failed.error)
+
+
+class _RowFailed(Exception):
+    def __init__(self, error: RowError):
+        super().__init__(error.message)
+        self.error = error
+
+
+def _store(row: PlannedRow, write) -> None:
+    try:
+        write()
+    except (ValidationError, IntegrityError) as error:
+        messages = getattr(error, "messages", None) or [str(error)]
+        raise _RowFailed(RowError(row.row, "catalog_number", "; ".join(messages))) from None
+
+
+def _fields(row: PlannedRow) -> dict:
+    return {"catalog_number": row.catalog_number, "name": row.name, "type": row.type}

@@ -1,0 +1,249 @@
+"""Spreadsheet imports through the API and `manage.py import_fruits`: all or nothing."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from openpyxl import Workbook
+
+from catalog.models import Fruit, FruitSynonym
+from catalog.validators import clean_names
+
+pytestmark = pytest.mark.django_db
+
+IMPORTS = "/api/v1/imports/fruits"
+
+
+def post_csv(client, text: str | bytes, **params):
+    body = text.encode() if isinstance(text, str) else text
+    query = "&".join(f"{key}={value}" for key, value in params.items())
+    return client.post(f"{IMPORTS}?{query}" if query else IMPORTS, body, content_type="text/csv")
+
+
+def xlsx(rows: list[list]) -> bytes:
+    workbook = Workbook()
+    for row in rows:
+        workbook.active.append(row)
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+def catalog() -> list[tuple]:
+    return [
+        (fruit.catalog_number, fruit.name, fruit.type, fruit.synonym_names)
+        for fruit in Fruit.objects.with_names().in_catalog_order()
+    ]
+
+
+def test_a_csv_creates_and_updates_fruits_by_catalog_number(curator_client, fruit_factory):
+    fruit_factory(name="Boskop", catalog_number=7)
+    fruit_factory(name="Topaz", catalog_number=9)
+    response = post_csv(
+        curator_client,
+        "catalog_number,name,type,synonyms\n"
+        "7,Schöner aus Boskoop,apple,Boskoop; Belle de Boskoop\n"
+        "9,Topaz,apple,\n"
+        "12,Conference,pear,\n",
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json() == {
+        "dry_run": False,
+        "created": 1,
+        "updated": 1,
+        "unchanged": 1,
+        "errors": [],
+    }
+    assert catalog() == [
+        (7, "Schöner aus Boskoop", "apple", ["Boskoop", "Belle de Boskoop"]),
+        (9, "Topaz", "apple", []),
+        (12, "Conference", "pear", []),
+    ]
+    assert Fruit.objects.search("belle de boskoop").get().catalog_number == 7
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "\ufeffcatalog_number;name;type;synonyms\r\n3;Gravensteiner;apple;Grafensteiner\r\n",
+        "catalog_number,name,type\n3,Gravensteiner,Apple\n\n",
+        'catalog_number,synonyms,type,name,url\n3,"Grafensteiner",apple,Gravensteiner,http://x/\n',
+    ],
+    ids=["bom-semicolon-crlf", "capitalised-type-blank-line", "any-order-ignored-column"],
+)
+def test_the_csv_dialects_spreadsheets_write_are_read(curator_client, body):
+    response = post_csv(curator_client, body)
+    assert response.status_code == 200, response.json()
+    assert catalog()[0][:3] == (3, "Gravensteiner", "apple")
+
+
+def test_an_xlsx_file_imports_as_a_csv_does(curator_client):
+    data = xlsx(
+        [
+            ["catalog_number", "name", "type", "synonyms"],
+            [1042, "Gravensteiner", "apple", "Grafensteiner"],
+            [None, None, None, None],
+            [1043, "Williams Christ", "pear", None],
+        ]
+    )
+    upload = io.BytesIO(data)
+    upload.name = "fruits.xlsx"
+    response = curator_client.post(IMPORTS, {"file": upload}, format="multipart")
+    assert response.status_code == 200, response.json()
+    assert catalog() == [
+        (1042, "Gravensteiner", "apple", ["Grafensteiner"]),
+        (1043, "Williams Christ", "pear", []),
+    ]
+
+
+def test_a_dry_run_reports_and_writes_nothing(curator_client, fruit_factory):
+    fruit_factory(name="Topaz", catalog_number=9)
+    body = "catalog_number,name,type\n9,Topaz Rot,apple\n10,Rubinola,apple\n"
+    response = post_csv(curator_client, body, dry_run=1)
+    assert response.json() == {
+        "dry_run": True,
+        "created": 1,
+        "updated": 1,
+        "unchanged": 0,
+        "errors": [],
+    }
+    assert catalog() == [(9, "Topaz", "apple", [])]
+
+
+def test_a_file_with_any_error_changes_nothing_and_lists_every_error(
+    curator_client, fruit_factory
+):
+    fruit_factory(name="Topaz", catalog_number=9)
+    body = (
+        "catalog_number,name,type,synonyms\n"
+        "9,Topaz Rot,apple,\n"  # fine, but the file has errors
+        "10,Rubinola,appel,\n"
+        "x,,apple,\n"
+        "11,Santana,apple,Santana\n"
+        "10,Elstar,apple,\n"
+    )
+    response = post_csv(curator_client, body)
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "row": 3,
+            "field": "type",
+            "message": (
+                '"appel" is not a valid choice; one of apple, pear, quince, cherry, plum, '
+                "apricot, peach, grape, berry, citrus, nut, other."
+            ),
+        },
+        {
+            "row": 4,
+            "field": "catalog_number",
+            "message": '"x" is not a whole number from 1 to 2147483647.',
+        },
+        {"row": 4, "field": "name", "message": "A name is required."},
+        {
+            "row": 5,
+            "field": "synonyms",
+            "message": "'Santana' is the fruit's own name, not another name of it.",
+        },
+        {"row": 6, "field": "catalog_number", "message": "Catalog number 10 is also in row 3."},
+    ]
+    assert catalog() == [(9, "Topaz", "apple", [])]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ("catalog_number,name,type,colour\n1,A,apple,red\n", "colour", 'Unknown column "colour"'),
+        ("catalog_number,name\n1,A\n", "type", 'required column "type" is missing'),
+        ("", "", "no header row"),
+        ("catalog_number,name,type\n1,Köstliche,apple\n".encode("latin-1"), "", "not UTF-8"),
+        ("catalog_number,name,type\n1,\"unclosed,apple\n", "", "cannot be read"),
+        (b"PK\x03\x04 not really a workbook", "", "not a readable XLSX"),
+    ],
+    ids=["unknown-column", "missing-column", "empty", "latin-1", "broken-quote", "broken-xlsx"],
+)
+def test_a_malformed_file_is_a_400_that_says_what_is_wrong(curator_client, body, field, words):
+    response = post_csv(curator_client, body)
+    assert response.status_code == 400
+    if body == "":
+        assert response.json() == {"file": ["No file was submitted."]}
+        return
+    (error,) = response.json()["errors"]
+    assert error["field"] == field and words in error["message"], error
+    assert not Fruit.objects.exists()
+
+
+def test_a_body_over_the_upload_limit_is_a_413(curator_client, settings):
+    body = "catalog_number,name,type\n" + "1,A,apple\n" * 700_000  # about 6.3 MB
+    assert len(body) > settings.FRUITCATALOG_MAX_UPLOAD_BYTES
+    assert post_csv(curator_client, body).status_code == 413
+    assert not Fruit.objects.exists()
+
+
+def test_an_import_needs_add_and_change_fruit(anon_client, reader_client):
+    body = "catalog_number,name,type\n1,A,apple\n"
+    assert post_csv(anon_client, body).status_code == 401
+    assert post_csv(reader_client, body).status_code == 403
+    assert not Fruit.objects.exists()
+
+
+def test_an_import_retried_with_its_key_writes_once(curator_client):
+    body = b"catalog_number,name,type\n1,Topaz,apple\n"
+    first = curator_client.post(
+        IMPORTS, body, content_type="text/csv", HTTP_IDEMPOTENCY_KEY="import-1"
+    )
+    again = curator_client.post(
+        IMPORTS, body, content_type="text/csv", HTTP_IDEMPOTENCY_KEY="import-1"
+    )
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json() == {
+        "dry_run": False,
+        "created": 1,
+        "updated": 0,
+        "unchanged": 0,
+        "errors": [],
+    }
+    assert Fruit.objects.count() == 1
+
+
+def test_an_updated_fruit_keeps_the_kind_and_language_of_its_unchanged_names(curator_client):
+    from catalog.services import fruit_create
+
+    names = [{"name": "Reine des Reinettes", "kind": "translation", "language": "fr"}]
+    fruit_create(
+        name="Goldparmäne",
+        type="apple",
+        catalog_number=5,
+        names=clean_names(names, fruit_name="Goldparmäne"),
+    )
+    body = (
+        "catalog_number,name,type,synonyms\n"
+        "5,Goldparmäne,apple,Reine des Reinettes; Wintergoldparmäne\n"
+    )
+    assert post_csv(curator_client, body).json()["updated"] == 1
+    kinds = list(FruitSynonym.objects.order_by("position").values_list("name", "kind", "language"))
+    assert kinds == [
+        ("Reine des Reinettes", "translation", "fr"),
+        ("Wintergoldparmäne", "synonym", ""),
+    ]
+
+
+def test_the_command_imports_a_file_and_its_dry_run_writes_nothing(tmp_path):
+    path = tmp_path / "fruits.csv"
+    path.write_text("catalog_number,name,type\n1,Topaz,apple\n2,Conference,pear\n")
+    out = io.StringIO()
+    call_command("import_fruits", str(path), "--dry-run", stdout=out)
+    assert "2 new, 0 changed, 0 unchanged (dry run: nothing written)" in out.getvalue()
+    assert not Fruit.objects.exists()
+    call_command("import_fruits", str(path), stdout=out)
+    assert Fruit.objects.count() == 2
+
+
+def test_the_command_reports_every_error_and_fails(tmp_path):
+    path = tmp_path / "fruits.csv"
+    path.write_text("catalog_number,name,type\n1,Topaz,appel\n")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 error"):
+        call_command("import_fruits", str(path), stderr=err)
+    assert 'row 2, type: "appel" is not a valid choice' in err.getvalue()
+    assert not Fruit.objects.exists()

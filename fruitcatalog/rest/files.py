@@ -1,0 +1,83 @@
+"""Files built from the database and streamed: the exports' view, their caching and errors.
+
+A file answers with `ETag` and `Last-Modified` from the newest change of what it holds, so a
+harvester's conditional request is a 304 without building anything. A full build is counted
+against the client's export rate; errors are JSON, as everywhere under `/api/`.
+"""
+
+import hashlib
+
+from django.http import StreamingHttpResponse
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.views import APIView
+
+from fruitcatalog.rest.throttling import ExportThrottle
+
+NOT_MODIFIED = OpenApiResponse(
+    description="Not modified: `If-None-Match` or `If-Modified-Since` matches; nothing is built."
+)
+
+
+class FileRenderer(BaseRenderer):
+    """Lets a streamed file through as it is (content negotiation: the file's own type)."""
+
+    media_type = "*/*"
+    format = "file"
+    charset = None
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data
+
+
+class StreamedFileView(APIView):
+    """A public file built from the database, streamed, cacheable by revalidation.
+
+    Subclasses name `media_type` and `filename`, and give `last_modified(request)` (the newest
+    change, None for an empty catalog), `version_key(request)` (what besides the date decides
+    the content: the filters) and `stream(request)` (the file's bytes, in pieces).
+    """
+
+    authentication_classes = []  # public: the same file for everyone
+    permission_classes = []
+    throttle_classes = []  # full builds only: see `get`
+    renderer_classes = [FileRenderer]
+    media_type = "application/octet-stream"
+    filename = "export"
+
+    def handle_exception(self, exc):
+        # The answer to an error is JSON whatever the file's type.
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        return super().handle_exception(exc)
+
+    def last_modified(self, request):
+        raise NotImplementedError
+
+    def version_key(self, request) -> str:
+        return ""
+
+    def stream(self, request):
+        raise NotImplementedError
+
+    def get(self, request, *args, **kwargs):
+        key = self.version_key(request)  # validates the parameters (a 400) before anything
+        changed = self.last_modified(request)
+        stamp = changed.isoformat() if changed else "empty"
+        etag = '"' + hashlib.sha256(f"{stamp}\n{key}".encode()).hexdigest()[:32] + '"'
+        timestamp = int(changed.timestamp()) if changed else None
+        not_modified = get_conditional_response(request, etag=etag, last_modified=timestamp)
+        if not_modified is not None:
+            return not_modified
+        throttle = ExportThrottle()
+        if not throttle.allow_request(request, self):
+            self.throttled(request, throttle.wait())
+        response = StreamingHttpResponse(self.stream(request), content_type=self.media_type)
+        response["ETag"] = etag
+        if timestamp is not None:
+            response["Last-Modified"] = http_date(timestamp)
+        response["Cache-Control"] = "public, no-cache"  # caches keep it, and revalidate
+        response["Content-Disposition"] = f'attachment; filename="{self.filename}"'
+        return response

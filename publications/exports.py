@@ -1,0 +1,280 @@
+"""The catalog as a Darwin Core Archive (a checklist), streamed: what GBIF's tools read.
+
+`taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
+other name with its language), `multimedia.txt` (every fruit image, with its creator and
+licence) and `references.txt` (every citation, with pages and plate); `meta.xml` maps their
+columns to Darwin Core and Dublin Core terms, `eml.xml` describes the dataset. Each file is
+written into the zip as its rows are read, a chunk of fruits at a time (`catalog.exports`), so
+memory stays flat whatever the catalog's size.
+"""
+
+import zipfile
+from collections.abc import Callable, Iterator
+from xml.sax.saxutils import escape
+
+from django.db.models import Max
+from django.utils import timezone
+
+from catalog.exports import CHUNK, in_chunks, iso, newest
+from catalog.exports import last_modified as catalog_last_modified
+from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
+from fruitcatalog.blobs.rights import license_url
+from fruitcatalog.db.deadlines import renew_for_next_step
+from publications.models import CITATION_FIELDS, CITED_FIELDS, Publication, PublicationFruit
+
+# What a multimedia row reads of an image (never its bytes).
+IMAGE_FIELDS = [
+    "fruit_id",
+    "sha256",
+    "content_type",
+    "alt_text",
+    "role",
+    "creator",
+    "source",
+    "license",
+]
+
+DWC = "http://rs.tdwg.org/dwc/terms/"
+DC = "http://purl.org/dc/terms/"
+GBIF = "http://rs.gbif.org/terms/1.0/"
+# The species a fruit type names, for `scientificName` ("Malus domestica 'Gravensteiner'");
+# the other types hold several species, and their fruits keep the cultivar name alone.
+SPECIES = {
+    FruitType.APPLE: "Malus domestica",
+    FruitType.PEAR: "Pyrus communis",
+    FruitType.QUINCE: "Cydonia oblonga",
+    FruitType.PLUM: "Prunus domestica",
+    FruitType.APRICOT: "Prunus armeniaca",
+    FruitType.PEACH: "Prunus persica",
+    FruitType.GRAPE: "Vitis vinifera",
+}
+# The archive's files: name, row type, and the columns after the id (term, header).
+FILES = [
+    (
+        "taxon.txt",
+        f"{DWC}Taxon",
+        [
+            (f"{DWC}taxonID", "taxonID"),
+            (f"{DWC}scientificName", "scientificName"),
+            (f"{DWC}taxonRank", "taxonRank"),
+            (f"{DWC}vernacularName", "vernacularName"),
+            (f"{DC}references", "references"),
+        ],
+    ),
+    (
+        "vernacularname.txt",
+        f"{GBIF}VernacularName",
+        [(f"{DWC}vernacularName", "vernacularName"), (f"{DC}language", "language")],
+    ),
+    (
+        "multimedia.txt",
+        f"{GBIF}Multimedia",
+        [
+            (f"{DC}identifier", "identifier"),
+            (f"{DC}format", "format"),
+            (f"{DC}title", "title"),
+            (f"{DC}creator", "creator"),
+            (f"{DC}license", "license"),
+            (f"{DC}source", "source"),
+        ],
+    ),
+    (
+        "references.txt",
+        f"{GBIF}Reference",
+        [(f"{DC}bibliographicCitation", "bibliographicCitation"), (f"{DC}source", "source")],
+    ),
+]
+
+
+def last_modified():
+    """The newest change of anything the archive holds (a deletion included)."""
+    return newest(
+        catalog_last_modified(),
+        PublicationFruit.objects.aggregate(at=Max("updated_at"))["at"],
+        Publication.objects.aggregate(at=Max("updated_at"))["at"],
+    )
+
+
+def scientific_name(fruit) -> str:
+    species = SPECIES.get(fruit.type)
+    return f"{species} '{fruit.name}'" if species else fruit.name
+
+
+def tsv(values) -> str:
+    """One line of a tab-separated file; tabs and line breaks inside a value become spaces."""
+    return (
+        "\t".join(
+            " ".join(str(value).replace("\t", " ").split()) if value is not None else ""
+            for value in values
+        )
+        + "\n"
+    )
+
+
+def meta_xml() -> str:
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<archive xmlns="http://rs.tdwg.org/dwc/text/" metadata="eml.xml">\n'
+    ]
+    for index, (name, row_type, columns) in enumerate(FILES):
+        element, key = ("core", "id") if index == 0 else ("extension", "coreid")
+        parts.append(
+            f'  <{element} encoding="UTF-8" fieldsTerminatedBy="\\t" linesTerminatedBy="\\n" '
+            f'fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="{row_type}">\n'
+            f'    <files><location>{name}</location></files>\n    <{key} index="0"/>\n'
+        )
+        for position, (term, _) in enumerate(columns, start=1):
+            parts.append(f'    <field index="{position}" term="{term}"/>\n')
+        parts.append(f"  </{element}>\n")
+    parts.append("</archive>\n")
+    return "".join(parts)
+
+
+def eml_xml(*, title: str, url: str, published: str, license: str) -> str:
+    """The dataset's description: title, publication date, licence, the service's address."""
+    deed = license_url(license) or ""
+    rights = f"This work is licensed under {license}{f' ({deed})' if deed else ''}."
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" '
+        f'packageId="{escape(url)}" system="http://gbif.org" scope="system" xml:lang="en">',
+        "  <dataset>",
+        f"    <title>{escape(title)}</title>",
+        f"    <creator><organizationName>{escape(title)}</organizationName></creator>",
+        f"    <pubDate>{escape(published)}</pubDate>",
+        "    <language>en</language>",
+        "    <abstract><para>Fruit varieties (cultivars) with their names, images and the "
+        "publications that describe them.</para></abstract>",
+        f"    <intellectualRights><para>{escape(rights)} Each image states its own licence."
+        "</para></intellectualRights>",
+        '    <distribution scope="document"><online>'
+        f'<url function="information">{escape(url)}</url></online></distribution>',
+        "  </dataset>",
+        "</eml:eml>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class _Pipe:
+    """A write-only stream whose bytes are taken out as the zip writes them (no seeking)."""
+
+    def __init__(self):
+        self.pieces: list[bytes] = []
+
+    def write(self, data) -> int:
+        self.pieces.append(bytes(data))
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def take(self) -> bytes:
+        data, self.pieces = b"".join(self.pieces), []
+        return data
+
+
+def archive(
+    *, page_url: Callable[[int], str], absolute: Callable[[str], str], title: str, license: str
+):
+    """The archive's bytes, in pieces: each file is written as its rows are read, a chunk at a
+    time (keyset by id, or catalog order for the core), never the whole of any table."""
+    pipe = _Pipe()
+    with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("meta.xml", meta_xml())
+        published = iso(last_modified() or timezone.now())[:10]
+        description = eml_xml(title=title, url=absolute("/"), published=published, license=license)
+        zf.writestr("eml.xml", description)
+        yield pipe.take()
+        rows = {
+            "taxon.txt": _taxon_rows,
+            "vernacularname.txt": _name_rows,
+            "multimedia.txt": _image_rows,
+            "references.txt": _reference_rows,
+        }
+        for name, _, columns in FILES:
+            with zf.open(name, "w", force_zip64=True) as entry:
+                entry.write(tsv(["id", *(header for _, header in columns)]).encode())
+                for lines in rows[name](page_url=page_url, absolute=absolute):
+                    entry.write("".join(lines).encode())
+                    yield pipe.take()
+    yield pipe.take()
+
+
+def by_id_in_chunks(queryset, size: int = CHUNK) -> Iterator[list]:
+    """The rows of `queryset` by id, one chunk per query (keyset)."""
+    last = 0
+    while True:
+        renew_for_next_step()
+        chunk = list(queryset.filter(pk__gt=last).order_by("pk")[:size])
+        if not chunk:
+            return
+        yield chunk
+        last = chunk[-1].pk
+
+
+def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    for chunk in in_chunks(Fruit.objects.only("catalog_number", "name", "type")):
+        lines = []
+        for fruit in chunk:
+            url = page_url(fruit.pk)
+            lines.append(tsv([url, url, scientific_name(fruit), "cultivar", fruit.name, url]))
+        yield lines
+
+
+def _name_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    names = FruitSynonym.objects.only("fruit_id", "name", "language")
+    for chunk in by_id_in_chunks(names):
+        yield [tsv([page_url(name.fruit_id), name.name, name.language]) for name in chunk]
+
+
+def _image_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    images = (
+        FruitImage.objects.without_blobs()
+        .select_related("fruit")
+        .only(*IMAGE_FIELDS, "fruit__name")
+    )
+    for chunk in by_id_in_chunks(images):
+        yield [
+            tsv(
+                [
+                    page_url(image.fruit_id),
+                    absolute(image.get_data_url()),
+                    image.content_type,
+                    image.alt_text or f"{image.fruit.name}, {image.get_role_display().lower()}",
+                    image.creator,
+                    license_url(image.license) or image.license,
+                    image.source,
+                ]
+            )
+            for image in chunk
+        ]
+
+
+def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    links = (
+        PublicationFruit.objects.without_blobs()
+        .select_related("publication")
+        .only("fruit_id", *CITATION_FIELDS, *(f"publication__{f}" for f in CITED_FIELDS))
+    )
+    for chunk in by_id_in_chunks(links):
+        yield [
+            tsv(
+                [
+                    page_url(link.fruit_id),
+                    citation_text(link),
+                    absolute(link.publication.get_absolute_url()),
+                ]
+            )
+            for link in chunk
+        ]
+
+
+def citation_text(link) -> str:
+    """ "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten, p. 112, plate IV." """
+    publication = link.publication
+    who = publication.authors or "Anonymous"
+    when = f" ({publication.year})" if publication.year else ""
+    where = f", {link.place}" if link.place else ""
+    named = f", as {link.name_in_source}" if link.name_in_source else ""
+    first = "; first description" if link.is_first_description else ""
+    return f"{who}{when}: {publication.title}{where}{named}{first}."

@@ -6,18 +6,29 @@ their byte columns, and previews are `<img>` tags pointing at the API's thumbnai
 the content's version, so a replaced image never shows its old thumbnail.
 """
 
-from django.contrib import admin
-from django.urls import reverse
+import secrets
+from functools import update_wrapper
+
+from django.contrib import admin, messages
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.http import StreamingHttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
+from catalog import exports
 from catalog.forms import (
     FruitAdminForm,
     FruitImageAdminForm,
     FruitImageFormSet,
     FruitImageInlineForm,
+    ImportForm,
     SynonymForm,
     SynonymFormSet,
 )
+from catalog.imports import import_fruits
 from catalog.models import Fruit, FruitImage, FruitSpelling, FruitSynonym
 from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
@@ -74,6 +85,22 @@ class FruitChangeList(FastRowsChangeList):
         return queryset.defer("search_text").with_list_data()
 
 
+IMPORT_CACHE_KEY = "catalog:fruit-import:{token}"
+IMPORT_CACHE_SECONDS = 30 * 60
+
+
+def preview_context(report, token: str) -> dict:
+    """What the import page shows of a checked file: counts, every row, the file's errors."""
+    report.count_new = report.count("new")
+    report.count_changed = report.count("changed")
+    report.count_unchanged = report.count("unchanged")
+    return {
+        "report": report,
+        "token": token,
+        "file_errors": [] if report.rows else report.errors,
+    }
+
+
 @admin.register(Fruit)
 class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
@@ -92,12 +119,94 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
     show_full_result_count = False
     # Bounded count and id-first pages, as the API's list: deep pages stay as fast as page 1.
     paginator = ScalablePaginator
-    fields = ["catalog_number", "name", "type", "created_at", "updated_at"]
+    fields = ["catalog_number", "name", "type", "more_images", "created_at", "updated_at"]
     readonly_fields = ["created_at", "updated_at"]
     inlines = [FruitSynonymInline, FruitImageInline]
+    change_list_template = "admin/catalog/fruit/change_list.html"
+    actions = ["export_csv"]
 
     def get_changelist(self, request, **kwargs):
         return FruitChangeList
+
+    def get_urls(self):
+        def wrap(view):
+            def wrapper(*args, **kwargs):
+                return self.admin_site.admin_view(view)(*args, **kwargs)
+
+            wrapper.model_admin = self  # an admin page: the request guard's upload allowance
+            return update_wrapper(wrapper, view)
+
+        return [
+            path("import/", wrap(self.import_view), name="catalog_fruit_import"),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request, extra_context=None):
+        can_import = self.has_add_permission(request) and self.has_change_permission(request)
+        return super().changelist_view(request, {**(extra_context or {}), "can_import": can_import})
+
+    def import_view(self, request):
+        """Upload a spreadsheet, see every row as new / changed / unchanged / error, confirm.
+
+        The same importer as the API and `import_fruits`. Between the two steps the file waits
+        in the cache (Redis in production, so any app server can take the confirmation).
+        """
+        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Import fruits",
+            "form": ImportForm(),
+            "report": None,
+        }
+        if request.method == "POST" and "_confirm" in request.POST:
+            token = request.POST.get("token", "")
+            data = cache.get(IMPORT_CACHE_KEY.format(token=token)) if token.isalnum() else None
+            if data is None:
+                self.message_user(
+                    request, "The checked file is no longer kept: choose it again.", messages.ERROR
+                )
+                return redirect("admin:catalog_fruit_import")
+            report = import_fruits(data, dry_run=False)
+            if report.ok:
+                cache.delete(IMPORT_CACHE_KEY.format(token=token))
+                counts = report.as_dict()
+                self.message_user(
+                    request,
+                    f"Imported: {counts['created']} new, {counts['updated']} changed, "
+                    f"{counts['unchanged']} unchanged.",
+                    messages.SUCCESS,
+                )
+                return redirect("admin:catalog_fruit_changelist")
+            context |= preview_context(report, token)
+        elif request.method == "POST":
+            form = ImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                data = form.cleaned_data["data"]
+                token = secrets.token_hex(16)
+                report = import_fruits(data, dry_run=True)
+                if report.ok:
+                    cache.set(IMPORT_CACHE_KEY.format(token=token), data, IMPORT_CACHE_SECONDS)
+                context |= preview_context(report, token)
+            else:
+                context["form"] = form
+        return TemplateResponse(request, "admin/catalog/fruit/import.html", context)
+
+    @admin.action(description="Export the selected fruits as CSV", permissions=["view"])
+    def export_csv(self, request, queryset):
+        """The selection as the API's CSV export writes it (imports back unchanged)."""
+        marker = 987654321
+        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
+        head, tail = template.split(str(marker))
+        rows = exports.csv_rows(
+            Fruit.objects.filter(pk__in=queryset.values("pk")), lambda pk: f"{head}{pk}{tail}"
+        )
+        response = StreamingHttpResponse(
+            exports.batched_bytes(exports.csv_lines(rows)), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = 'attachment; filename="fruits.csv"'
+        return response
 
     def get_search_results(self, request, queryset, search_term):
         """Match the folded search column, as the API does: one `LIKE`, no join, no duplicates."""
@@ -128,11 +237,19 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
         fruit_delete(fruit=obj)
 
     def save_related(self, request, form, formsets, change):
-        """Save the inlines, store the ticked card image, refresh the search column."""
+        """Save the inlines and the images added in one go, store the ticked card image,
+        refresh the search column."""
         super().save_related(request, form, formsets, change)
         for formset in formsets:
             if isinstance(formset, FruitImageFormSet):
                 fruit_set_card_image(fruit=form.instance, image_id=formset.chosen_card_image_id())
+        skipped = form.save_more_images()
+        if skipped:
+            self.message_user(
+                request,
+                f"Skipped {len(skipped)} file(s) the fruit already had: {', '.join(skipped)}.",
+                messages.WARNING,
+            )
         form.instance.refresh_search_text()
 
 

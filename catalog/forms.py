@@ -6,15 +6,96 @@ from django.core.exceptions import ValidationError
 from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitSynonym, NameKind
 from catalog.services import fruit_set_names, next_catalog_number
 from catalog.validators import clean_names
-from fruitcatalog.blobs.forms import ImageUploadForm
+from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
+from fruitcatalog.blobs.uploads import (
+    apply_image_upload,
+    store_image_unless_duplicate,
+    validate_upload_size,
+)
+
+
+class ImportForm(forms.Form):
+    """The admin's import page: a spreadsheet, read up to the upload limit."""
+
+    file = forms.FileField(
+        label="Spreadsheet",
+        widget=forms.FileInput(attrs={"accept": ".csv,.xlsx,text/csv"}),
+        help_text="CSV (UTF-8, comma or semicolon) or XLSX.",
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        data = read_upload(upload)
+        try:
+            validate_upload_size(data)
+        except ValidationError as error:
+            raise ValidationError(error.messages) from None
+        self.cleaned_data["data"] = data
+        return upload
+
+    def clean(self):
+        cleaned = super().clean()
+        if "file" in cleaned:
+            cleaned["data"] = self.cleaned_data["data"]
+        return cleaned
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleImagesField(forms.FileField):
+    """Several image files from one file input (Django's documented way)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": IMAGE_ACCEPT}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data if item]
+        return [single(data, initial)] if data else []
 
 
 class FruitAdminForm(forms.ModelForm):
-    """A fruit's own fields; an empty catalog number means "the next free one"."""
+    """A fruit's own fields, and several new images at once; an empty catalog number means "the
+    next free one"."""
+
+    more_images = MultipleImagesField(
+        label="Add images",
+        required=False,
+        help_text="Several files at once; each passes the checks of an upload.",
+    )
 
     class Meta:
         model = Fruit
         fields = ["catalog_number", "name", "type"]
+
+    def clean_more_images(self):
+        """Each file checked as an upload (type, pixels, size, a thumbnail that can be made)."""
+        self.new_images = []
+        errors = []
+        for upload in self.cleaned_data.get("more_images") or []:
+            image = FruitImage()
+            try:
+                apply_image_upload(image, read_upload(upload))
+            except ValidationError as error:
+                errors.extend(f"{upload.name}: {message}" for message in error.messages)
+                continue
+            self.new_images.append((upload.name, image))
+        if errors:
+            raise ValidationError(errors)
+        return self.cleaned_data.get("more_images")
+
+    def save_more_images(self) -> list[str]:
+        """Store the checked images on the saved fruit; the names of files it already had."""
+        skipped = []
+        for name, image in getattr(self, "new_images", []):
+            image.fruit = self.instance
+            if store_image_unless_duplicate(image) is not None:
+                skipped.append(name)
+        return skipped
 
     def clean_catalog_number(self):
         """Refuse clearing a number a fruit already has, as the API does; check one is left."""

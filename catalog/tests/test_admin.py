@@ -767,9 +767,7 @@ def test_an_empty_catalog_number_is_refused_when_no_number_is_left(admin_client,
     assert Fruit.objects.count() == 1
 
 
-def test_the_image_inline_takes_alt_text_and_licence_with_the_upload(
-    admin_client, fruit_factory
-):
+def test_the_image_inline_takes_alt_text_and_licence_with_the_upload(admin_client, fruit_factory):
     fruit = fruit_factory(name="Topaz", catalog_number=5)
     data = fruit_form_data(name="Topaz", catalog_number=5, uploads=[png_upload()])
     data |= {"images-0-alt_text": "A Topaz", "images-0-license": "CC-BY-4.0"}
@@ -835,3 +833,100 @@ def test_the_image_page_edits_creator_and_source(admin_client, fruit_factory, ad
         "tree",
         "public-domain",
     )
+
+
+# --- import, export, several images at once --------------------------------------------------
+
+
+def csv_upload(text: str, name="fruits.csv"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, text.encode(), content_type="text/csv")
+
+
+IMPORT_URL = reverse("admin:catalog_fruit_import")
+
+
+def test_the_import_page_previews_every_row_and_imports_on_confirmation(
+    admin_client, fruit_factory
+):
+    fruit_factory(name="Topaz", catalog_number=9)
+    assert 'href="/admin/catalog/fruit/import/"' in admin_client.get(FRUIT_CHANGELIST).text
+    preview = admin_client.post(
+        IMPORT_URL,
+        {"file": csv_upload("catalog_number,name,type\n9,Topaz,apple\n10,Rubinola,apple\n")},
+    )
+    assert preview.status_code == 200
+    text = preview.text
+    assert "1 new, 0 changed, 1 unchanged" in text
+    assert '<tr class="import-new"><td>3</td><td>10</td><td>Rubinola</td>' in text
+    assert '<tr class="import-unchanged"><td>2</td><td>9</td><td>Topaz</td>' in text
+    assert Fruit.objects.count() == 1  # nothing stored before the confirmation
+    token = re.search(r'name="token" value="([0-9a-f]+)"', text).group(1)
+    done = admin_client.post(IMPORT_URL, {"token": token, "_confirm": "1"})
+    assert done.status_code == 302
+    assert sorted(Fruit.objects.values_list("name", flat=True)) == ["Rubinola", "Topaz"]
+    # The kept file is used up: confirming again asks for it again.
+    again = admin_client.post(IMPORT_URL, {"token": token, "_confirm": "1"}, follow=True)
+    assert "choose it again" in again.text and Fruit.objects.count() == 2
+
+
+def test_a_file_with_errors_shows_them_and_offers_no_confirmation(admin_client):
+    preview = admin_client.post(
+        IMPORT_URL, {"file": csv_upload("catalog_number,name,type\n1,Topaz,appel\n")}
+    )
+    assert "1 error: nothing can be imported" in preview.text
+    assert "type: &quot;appel&quot; is not a valid choice" in preview.text
+    assert 'name="_confirm"' not in preview.text
+    unknown = admin_client.post(IMPORT_URL, {"file": csv_upload("colour\nred\n")})
+    assert "Row 1, colour: Unknown column &quot;colour&quot;" in unknown.text
+    assert not Fruit.objects.exists()
+
+
+def test_the_import_page_needs_add_and_change(client, django_user_model):
+    user = django_user_model.objects.create_user(
+        "viewer", password="viewer-pass-123", is_staff=True
+    )
+    client.force_login(user)
+    assert client.get(IMPORT_URL).status_code == 403
+
+
+def test_the_export_action_downloads_the_selected_fruits_as_csv(admin_client, fruit_factory):
+    chosen = fruit_factory(name="Topaz", catalog_number=9, synonyms=["Topas"])
+    fruit_factory(name="Rubinola", catalog_number=10)
+    response = admin_client.post(
+        FRUIT_CHANGELIST, {"action": "export_csv", "_selected_action": [chosen.pk]}
+    )
+    assert response["Content-Disposition"] == 'attachment; filename="fruits.csv"'
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert lines[0] == "catalog_number,name,type,synonyms,image_count,url,updated_at"
+    assert lines[1].startswith(f"9,Topaz,apple,Topas,0,http://testserver/fruits/{chosen.pk}/,")
+    assert len(lines) == 2
+
+
+def test_the_change_page_takes_several_images_at_once(admin_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz", catalog_number=5)
+    stored = add_image(fruit, make_object_png())
+    data = fruit_form_data(name="Topaz", catalog_number=5, existing_images=[(stored, False)])
+    data["more_images"] = [
+        png_upload(make_object_png(size=(130, 100)), name="a.png"),
+        png_upload(make_object_png(size=(140, 100)), name="b.png"),
+        png_upload(make_object_png(), name="again.png"),  # the fruit has these bytes
+    ]
+    response = admin_client.post(fruit_change_url(fruit), data, follow=True)
+    assert response.status_code == 200, form_errors(response)
+    assert FruitImage.objects.filter(fruit=fruit).count() == 3
+    assert "Skipped 1 file(s) the fruit already had: again.png." in response.text
+
+
+def test_a_bad_file_among_several_is_a_form_error_and_none_is_stored(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Topaz", catalog_number=5)
+    data = fruit_form_data(name="Topaz", catalog_number=5)
+    data["more_images"] = [
+        png_upload(make_object_png(), name="good.png"),
+        png_upload(b"not an image", name="bad.png"),
+    ]
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 200
+    assert "bad.png:" in form_errors(response)
+    assert not FruitImage.objects.exists()

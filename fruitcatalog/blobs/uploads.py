@@ -6,6 +6,7 @@ turn it into their own error shapes (one rule, one place).
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
 from fruitcatalog.blobs import imaging
@@ -78,3 +79,19 @@ def apply_image_upload(image, data: bytes) -> None:
         image.set_data(data)
     except imaging.ImageError as error:
         raise DjangoValidationError(str(error)) from None
+
+
+def store_image_unless_duplicate(image) -> int | None:
+    """Save an image whose bytes `apply_image_upload` put on it, unless its parent already has
+    these bytes: then nothing is stored and the stored image's id is returned.
+
+    The parent is locked first, so two stores of the same bytes keep one, and a parent deleted
+    meanwhile raises `DoesNotExist`.
+    """
+    with transaction.atomic():
+        image.lock_parent()
+        duplicate = image.duplicate_id()
+        if duplicate is not None:
+            return duplicate
+        image.save()
+        return None

@@ -1,0 +1,91 @@
+"""`manage.py import_images`: photos named by catalog number, from a folder or a zip."""
+
+import io
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from catalog.models import FruitImage
+from fruitcatalog.testing.media import make_image_bytes, make_object_png
+
+pytestmark = pytest.mark.django_db
+
+
+def photos() -> dict[str, bytes]:
+    return {
+        "1042.jpg": make_image_bytes("JPEG", size=(200, 150)),
+        "1042-2.png": make_object_png(size=(130, 100)),
+        "1042_section.webp": make_image_bytes("WEBP", size=(160, 120)),
+        "77.jpg": make_image_bytes("JPEG", size=(100, 100)),  # no such fruit
+        "1042-broken.jpg": b"\xff\xd8\xff not really a jpeg",
+        "notes.txt": b"not a photo",
+    }
+
+
+def run(source, *args) -> tuple[str, str, bool]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("import_images", str(source), *args, stdout=out, stderr=err)
+    except CommandError as error:
+        return out.getvalue(), err.getvalue() + str(error), False
+    return out.getvalue(), err.getvalue(), True
+
+
+@pytest.fixture
+def folder(tmp_path):
+    for name, data in photos().items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def test_photos_go_to_their_fruits_and_a_second_run_adds_nothing(folder, fruit_factory):
+    fruit = fruit_factory(name="Gravensteiner", catalog_number=1042)
+    out, err, ok = run(folder)
+    assert not ok  # three files failed
+    assert "3 added, 0 skipped, 3 failed" in err
+    assert "77.jpg: no fruit has the catalog number 77" in err
+    assert "notes.txt: not named by a catalog number" in err
+    assert "1042-broken.jpg:" in err
+    assert "1042.jpg: added to 1042 Gravensteiner as image" in out
+    images = FruitImage.objects.filter(fruit=fruit).order_by("pk")
+    assert images.count() == 3
+    assert sorted(images.values_list("role", flat=True)) == ["fruit", "fruit", "section"]
+    assert not images.missing_thumbnail().exists()
+
+    out, err, ok = run(folder)
+    assert "0 added, 3 skipped, 3 failed" in err
+    assert "1042.jpg: 1042 Gravensteiner already has these bytes as image" in out
+    assert FruitImage.objects.count() == 3
+
+
+def test_a_zip_works_as_a_folder_and_a_dry_run_stores_nothing(tmp_path, fruit_factory):
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    source = tmp_path / "photos.zip"
+    with zipfile.ZipFile(source, "w") as archive:
+        for name, data in photos().items():
+            if name.startswith("1042") and "broken" not in name:
+                archive.writestr(f"orchard/{name}", data)
+        archive.writestr("__MACOSX/._1042.jpg", b"resource fork")
+    out, err, ok = run(source, "--dry-run")
+    assert ok, err
+    assert "3 would be added, 0 skipped, 0 failed" in out
+    assert not FruitImage.objects.exists()
+    out, err, ok = run(source)
+    assert ok and FruitImage.objects.count() == 3
+
+
+def test_a_file_over_the_upload_limit_fails_unread(folder, fruit_factory, settings):
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    settings.FRUITCATALOG_MAX_UPLOAD_BYTES = 100
+    _out, err, _ok = run(folder)
+    assert "1042.jpg: larger than the upload limit of 100 bytes" in err
+    assert not FruitImage.objects.exists()
+
+
+def test_a_source_that_is_neither_folder_nor_zip_is_an_error(tmp_path):
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(b"x")
+    _out, err, ok = run(path)
+    assert not ok and "neither a folder nor a zip file" in err

@@ -46,7 +46,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists at a million fruits
+## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists and exports at a million fruits, imports
 ##        (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_upload.py
 	$(BIN)/python bench/bench_search_quality.py
 	$(BIN)/python bench/bench_scale.py
+	$(BIN)/python bench/bench_bulk.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_slow_clients.py
 

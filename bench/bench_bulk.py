@@ -1,0 +1,225 @@
+"""Bulk curation and open exports on PostgreSQL: an import of 10,000 rows, the exports at a
+million fruits, and a batch of photos.
+
+Run with ``python bench/bench_bulk.py [--photos 1000]`` (part of ``make bench``, after
+``bench_scale.py``, whose ``fruitcatalog_bench`` database of a million fruits the exports read).
+The import runs in a database of its own (``fruitcatalog_bench_bulk``, made afresh). Each export
+is read through the whole Django stack in this process; its peak memory is measured in a child
+process (``ru_maxrss``), as is the photo batch's (``manage.py import_images``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import support  # bench/support.py, beside this script
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SCALE_DATABASE = "fruitcatalog_bench"
+BULK_DATABASE = "fruitcatalog_bench_bulk"
+ROWS = 10_000
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
+    os.environ["FRUITCATALOG_EXPORT_RATE_PER_ADDRESS"] = ""  # measured, not limited
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = ["testserver"]
+
+
+def spreadsheet(rows: int, *, renamed: bool = False) -> bytes:
+    lines = ["catalog_number,name,type,synonyms"]
+    for number in range(1, rows + 1):
+        name = f"Sorte {number}{' neu' if renamed and number % 2 else ''}"
+        lines.append(f"{number},{name},apple,Synonym {number} a; Synonym {number} b")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def bench_import() -> list[tuple[str, float, str]]:
+    url = support.database_url(BULK_DATABASE)
+    support.ensure_database(url, reload=True)
+    results = []
+    child = subprocess.run(
+        [sys.executable, __file__, "--child-import", url], capture_output=True, text=True
+    )
+    if child.returncode:
+        sys.exit(child.stderr)
+    for name, seconds, outcome in json.loads(child.stdout):
+        results.append((name, seconds, outcome))
+    support.drop_database(url)
+    return results
+
+
+def child_import(url: str) -> None:
+    setup_django(url)
+    from django.core.management import call_command
+
+    from catalog.imports import import_fruits
+
+    call_command("migrate", verbosity=0)
+    results = []
+    for name, data, dry_run in [
+        (f"import {ROWS:,} new rows, dry run", spreadsheet(ROWS), True),
+        (f"import {ROWS:,} new rows", spreadsheet(ROWS), False),
+        (f"import {ROWS:,} rows, half changed, dry run", spreadsheet(ROWS, renamed=True), True),
+        (f"import {ROWS:,} rows, half changed", spreadsheet(ROWS, renamed=True), False),
+        (f"import {ROWS:,} unchanged rows", spreadsheet(ROWS, renamed=True), False),
+    ]:
+        started = time.perf_counter()
+        report = import_fruits(data, dry_run=dry_run)
+        seconds = time.perf_counter() - started
+        counts = report.as_dict()
+        outcome = (
+            f"{counts['created']} new, {counts['updated']} changed, {counts['unchanged']} same"
+        )
+        results.append((name, seconds, outcome))
+    print(json.dumps(results))
+
+
+def bench_exports() -> list[tuple[str, float, str]]:
+    url = support.database_url(SCALE_DATABASE)
+    results = []
+    for path in ["/api/v1/exports/fruits.csv", "/api/v1/exports/dwca.zip"]:
+        child = subprocess.run(
+            [sys.executable, __file__, "--child-export", url, path], capture_output=True, text=True
+        )
+        if child.returncode:
+            sys.exit(child.stderr)
+        results.extend(tuple(row) for row in json.loads(child.stdout))
+    return results
+
+
+def child_export(url: str, path: str) -> None:
+    setup_django(url)
+    from django.core.management import call_command
+    from django.test import Client
+
+    call_command("migrate", verbosity=0)  # the scale bench's database, as this code has it
+
+    client = Client()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    response = client.get(path)
+    pieces = iter(response.streaming_content)
+    first = next(pieces)
+    first_byte = time.perf_counter() - started
+    size = len(first) + sum(len(piece) for piece in pieces)
+    total = time.perf_counter() - started
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    times = []
+    for _ in range(7):
+        started = time.perf_counter()
+        again = client.get(path, HTTP_IF_NONE_MATCH=response["ETag"])
+        times.append(time.perf_counter() - started)
+        assert again.status_code == 304
+    name = path.rsplit("/", 1)[1]
+    print(
+        json.dumps(
+            [
+                [f"{name}: first byte", first_byte, f"{size / 1e6:.0f} MB in all"],
+                [f"{name}: the whole file", total, f"peak memory +{grown:.0f} MB"],
+                [f"{name}: conditional request (304)", sorted(times)[3], "median of 7"],
+            ]
+        )
+    )
+
+
+def bench_photos(count: int) -> list[tuple[str, float, str]]:
+    url = support.database_url(BULK_DATABASE)
+    support.ensure_database(url, reload=True)
+    base = support.photo_jpeg()
+    with tempfile.TemporaryDirectory() as folder:
+        for number in range(1, count + 1):
+            # A comment segment after SOI: other bytes (no duplicate), the same picture.
+            comment = f"photo {number}".encode()
+            marker = b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment
+            Path(folder, f"{number}.jpg").write_bytes(base[:2] + marker + base[2:])
+        child = subprocess.run(
+            [sys.executable, __file__, "--child-photos", url, folder, str(count)],
+            capture_output=True,
+            text=True,
+        )
+    support.drop_database(url)
+    if child.returncode:
+        sys.exit(child.stderr)
+    return [tuple(row) for row in json.loads(child.stdout)]
+
+
+def child_photos(url: str, folder: str, count: int) -> None:
+    setup_django(url)
+    import io
+
+    from django.core.management import call_command
+
+    from catalog.models import Fruit
+
+    call_command("migrate", verbosity=0)
+    Fruit.objects.bulk_create(
+        Fruit(catalog_number=n, name=f"Sorte {n}", type="apple") for n in range(1, count + 1)
+    )
+    # The baseline: everything loaded and one photo handled.
+    first = Path(folder, "1.jpg")
+    with tempfile.TemporaryDirectory() as one:
+        Path(one, "1.jpg").write_bytes(first.read_bytes())
+        call_command("import_images", one, stdout=io.StringIO())
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    out = io.StringIO()
+    call_command("import_images", folder, stdout=out)
+    seconds = time.perf_counter() - started
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline) / 1024
+    size = first.stat().st_size / 1e6
+    print(
+        json.dumps(
+            [
+                [
+                    f"import_images: {count:,} photos of {size:.1f} MB",
+                    seconds,
+                    f"peak memory +{grown:.0f} MB; {out.getvalue().strip().splitlines()[-1]}",
+                ]
+            ]
+        )
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=int, default=1000)
+    parser.add_argument("--child-import", help=argparse.SUPPRESS)
+    parser.add_argument("--child-export", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child-photos", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_import:
+        return child_import(args.child_import)
+    if args.child_export:
+        return child_export(*args.child_export)
+    if args.child_photos:
+        url, folder, count = args.child_photos
+        return child_photos(url, folder, int(count))
+
+    rows = [*bench_import(), *bench_exports(), *bench_photos(args.photos)]
+    print("## Bulk import, exports and photo batches on PostgreSQL\n")
+    print("| what | seconds | outcome |")
+    print("|---|---:|---|")
+    for name, seconds, outcome in rows:
+        print(f"| {name} | {seconds:.2f} | {outcome} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -8,6 +8,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_view,
 )
@@ -16,7 +17,7 @@ from rest_framework.response import Response
 
 from catalog import exports
 from catalog.filters import FruitFilter
-from catalog.imports import import_fruits
+from catalog.imports import ImportReport, RowError, import_fruits
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.search import explain_page
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
@@ -179,8 +180,10 @@ class ImportPermission(permissions.BasePermission):
 class ImportReportSerializer(serializers.Serializer):
     """What an import found and did."""
 
-    class ErrorSerializer(serializers.Serializer):
-        row = serializers.IntegerField(help_text="As a spreadsheet numbers it: the header is 1.")
+    class ImportErrorSerializer(serializers.Serializer):
+        row = serializers.IntegerField(
+            help_text="As a spreadsheet numbers it: the header is 1; 0 for the request itself."
+        )
         field = serializers.CharField(help_text='The column, "" for the row as a whole.')
         message = serializers.CharField()
 
@@ -188,7 +191,9 @@ class ImportReportSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="Rows that create a fruit.")
     updated = serializers.IntegerField(help_text="Rows that change a fruit.")
     unchanged = serializers.IntegerField(help_text="Rows equal to their fruit.")
-    errors = ErrorSerializer(many=True, help_text="Every error; any error and nothing is written.")
+    errors = ImportErrorSerializer(
+        many=True, help_text="Every error; any error and nothing is written."
+    )
 
 
 class ImportUploadSerializer(serializers.Serializer):
@@ -218,26 +223,34 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
     def create(self, request, *args, **kwargs):
         dry_run = request.query_params.get("dry_run", "0")
         if dry_run not in ("0", "1", "true", "false"):
-            raise serializers.ValidationError({"dry_run": ["Use 1 or 0."]})
+            return self.refused("dry_run", "Use 1 or 0.", dry_run=False)
+        dry_run = dry_run in ("1", "true")
         data = request.data if isinstance(request.data, bytes) else None
         if data is None:
             upload = request.FILES.get("file")
             if upload is None:
-                raise serializers.ValidationError({"file": ["No file was submitted."]})
+                return self.refused("file", "No file was submitted.", dry_run=dry_run)
             data = upload.read()
         if not data:
-            raise serializers.ValidationError({"file": ["The submitted file is empty."]})
-        report = import_fruits(data, dry_run=dry_run in ("1", "true"))
+            return self.refused("file", "The submitted file is empty.", dry_run=dry_run)
+        report = import_fruits(data, dry_run=dry_run)
         code = status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST
         return Response(report.as_dict(), status=code)
+
+    @staticmethod
+    def refused(field: str, message: str, *, dry_run: bool) -> Response:
+        """A request refused before any file was read: the report's shape, row 0."""
+        report = ImportReport(dry_run=dry_run, errors=[RowError(0, field, message)])
+        return Response(report.as_dict(), status=status.HTTP_400_BAD_REQUEST)
 
 
 @extend_schema_view(
     create=extend_schema(
         summary="Import fruits from a spreadsheet",
         description=(
-            "A CSV body (`text/csv`: UTF-8 with or without a BOM, comma or semicolon "
-            "separated, a header row) or an XLSX file (multipart field `file`). Columns: "
+            "A CSV body (`text/csv`, or `application/octet-stream`: UTF-8 with or without a BOM, "
+            "comma or semicolon separated, a header row) or an XLSX file (multipart field `file`, "
+            "or the raw bytes). Columns: "
             "`catalog_number`, `name`, `type` (required), `synonyms` (names separated by `;`); "
             "the export's `image_count`, `url` and `updated_at` are ignored, any other column "
             "is a 400 naming it. A row whose catalog number exists updates that fruit, others "
@@ -246,11 +259,26 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
             "transaction: 200. Needs `add_fruit` and `change_fruit`."
         ),
         parameters=[DRY_RUN, *IDEMPOTENCY_PARAMETERS],
+        # Declared as the two forms generated clients send; `text/csv` is taken as well.
         request={
-            "text/csv": OpenApiTypes.BINARY,
+            "application/octet-stream": OpenApiTypes.BINARY,
             "multipart/form-data": ImportUploadSerializer,
         },
-        responses={200: ImportReportSerializer, 400: ImportReportSerializer},
+        responses={
+            200: ImportReportSerializer,
+            400: OpenApiResponse(
+                description=(
+                    "The file has errors (the report, every error listed; nothing written), or "
+                    "the request itself is malformed (a bad `Idempotency-Key`)."
+                ),
+                response={
+                    "oneOf": [
+                        {"$ref": "#/components/schemas/ImportReport"},
+                        {"$ref": "#/components/schemas/ValidationError"},
+                    ]
+                },
+            ),
+        },
     ),
 )
 class FruitImportViewSet(IdempotentCreateMixin, FruitImportBase):
@@ -285,7 +313,11 @@ EXPORT_FILTERS = [
         "(`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`, 60 an hour by default; 429 past it)."
     ),
     parameters=EXPORT_FILTERS,
-    responses={(200, "text/csv"): OpenApiTypes.BINARY, 304: NOT_MODIFIED},
+    responses={
+        (200, "text/csv"): OpenApiTypes.BINARY,
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        304: NOT_MODIFIED,
+    },
 )
 class FruitCSVExportView(StreamedFileView):
     """Every fruit (the list's filters apply) as CSV."""

@@ -428,7 +428,11 @@ class PublicationFruitImageViewSet(
         "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
         "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
     ),
-    responses={(200, "application/zip"): OpenApiTypes.BINARY, 304: NOT_MODIFIED},
+    responses={
+        (200, "application/zip"): OpenApiTypes.BINARY,
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        304: NOT_MODIFIED,
+    },
 )
 class DarwinCoreExportView(StreamedFileView):
     """The catalog as a Darwin Core Archive (`publications.exports`)."""

@@ -166,7 +166,9 @@ def test_a_malformed_file_is_a_400_that_says_what_is_wrong(curator_client, body,
     response = post_csv(curator_client, body)
     assert response.status_code == 400
     if body == "":
-        assert response.json() == {"file": ["No file was submitted."]}
+        assert response.json()["errors"] == [
+            {"row": 0, "field": "file", "message": "No file was submitted."}
+        ]
         return
     (error,) = response.json()["errors"]
     assert error["field"] == field and words in error["message"], error
@@ -247,3 +249,10 @@ def test_the_command_reports_every_error_and_fails(tmp_path):
         call_command("import_fruits", str(path), stderr=err)
     assert 'row 2, type: "appel" is not a valid choice' in err.getvalue()
     assert not Fruit.objects.exists()
+
+
+def test_the_raw_bytes_of_a_workbook_import_too(curator_client):
+    data = xlsx([["catalog_number", "name", "type"], [7, "Topaz", "apple"]])
+    response = curator_client.post(IMPORTS, data, content_type="application/octet-stream")
+    assert response.status_code == 200, response.json()
+    assert catalog() == [(7, "Topaz", "apple", [])]

@@ -36,4 +36,4 @@ class RawCSVParser(RawBytesParser):
 
 IMAGE_UPLOAD_PARSERS = [parsers.MultiPartParser, RawImageParser, RawBytesParser]
 PDF_UPLOAD_PARSERS = [parsers.MultiPartParser, RawPDFParser, RawBytesParser]
-SPREADSHEET_UPLOAD_PARSERS = [parsers.MultiPartParser, RawCSVParser]
+SPREADSHEET_UPLOAD_PARSERS = [parsers.MultiPartParser, RawCSVParser, RawBytesParser]

@@ -49,7 +49,8 @@ ERROR_DESCRIPTIONS = {
     "422": "The `Idempotency-Key` was used for another request (method, path or body).",
     "429": (
         "Too many requests: the token endpoint's rates, a login lockout after repeated failures, "
-        "or a per-user upload rate where one is configured; `Retry-After` says when to retry."
+        "a per-user upload rate where one is configured, or the exports' rate per address; "
+        "`Retry-After` says when to retry."
     ),
     "503": "The database is unreachable; `Retry-After` says when to retry.",
 }
@@ -93,7 +94,7 @@ def _error_codes(path: str, method: str, operation: dict) -> list[str]:
     if body_types or method in {"post", "put", "patch"}:
         codes += ["413", "415"]
     uploads = any(not kind.startswith("application/json") for kind in body_types)
-    if path.endswith("/auth/token") or (method in WRITE_METHODS and uploads):
+    if path.endswith("/auth/token") or (method in WRITE_METHODS and uploads) or "/exports/" in path:
         codes.append("429")
     codes.append("503")
     return codes

@@ -858,7 +858,7 @@ def test_the_import_page_previews_every_row_and_imports_on_confirmation(
     )
     assert preview.status_code == 200
     text = preview.text
-    assert "1 new, 0 changed, 1 unchanged" in text
+    assert "1 new, 0 changed, 1 unchanged." in text
     assert '<tr class="import-new"><td>3</td><td>10</td><td>Rubinola</td>' in text
     assert '<tr class="import-unchanged"><td>2</td><td>9</td><td>Topaz</td>' in text
     assert Fruit.objects.count() == 1  # nothing stored before the confirmation
@@ -875,7 +875,7 @@ def test_a_file_with_errors_shows_them_and_offers_no_confirmation(admin_client):
     preview = admin_client.post(
         IMPORT_URL, {"file": csv_upload("catalog_number,name,type\n1,Topaz,appel\n")}
     )
-    assert "1 error: nothing can be imported" in preview.text
+    assert "1 error: nothing can be imported." in preview.text
     assert "type: &quot;appel&quot; is not a valid choice" in preview.text
     assert 'name="_confirm"' not in preview.text
     unknown = admin_client.post(IMPORT_URL, {"file": csv_upload("colour\nred\n")})

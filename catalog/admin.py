@@ -94,10 +94,12 @@ def preview_context(report, token: str) -> dict:
     report.count_new = report.count("new")
     report.count_changed = report.count("changed")
     report.count_unchanged = report.count("unchanged")
+    in_rows = {id(error) for row in report.rows for error in row.errors}
     return {
         "report": report,
         "token": token,
-        "file_errors": [] if report.rows else report.errors,
+        # The file's own errors, and a row's that storing found (a race): not in the table.
+        "file_errors": [error for error in report.errors if id(error) not in in_rows],
     }
 
 

@@ -12,11 +12,24 @@ from datetime import UTC, datetime
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from catalog.models import DeletionMark, Fruit, FruitImage
+from catalog.models import Deletion, Fruit, FruitImage
 from fruitcatalog.db.deadlines import renew_for_next_step
 
 CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]
 SYNONYM_JOIN = "; "
+# A cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return first)
+# is written with an apostrophe before it, which spreadsheets hide; the import takes it off.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text_cell(text: str) -> str:
+    """Text for a CSV cell that no spreadsheet runs as a formula."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
+def from_text_cell(text: str) -> str:
+    """`as_text_cell` undone."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
 CHUNK = 2000  # rows per query
 
 
@@ -32,7 +45,7 @@ def last_modified() -> datetime | None:
     return newest(
         Fruit.objects.aggregate(at=Max("updated_at"))["at"],
         FruitImage.objects.aggregate(at=Max("updated_at"))["at"],
-        DeletionMark.objects.values_list("deleted_at", flat=True).first(),
+        Deletion.objects.aggregate(at=Max("deleted_at"))["at"],
     )
 
 
@@ -85,9 +98,9 @@ def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
         for fruit in chunk:
             yield [
                 fruit.catalog_number if fruit.catalog_number is not None else "",
-                fruit.name,
+                as_text_cell(fruit.name),
                 fruit.type,
-                SYNONYM_JOIN.join(fruit.synonym_names),
+                as_text_cell(SYNONYM_JOIN.join(fruit.synonym_names)),
                 fruit.image_count,
                 page_url(fruit.pk),
                 iso(fruit.updated_at),

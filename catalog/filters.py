@@ -23,6 +23,10 @@ class FruitFilter(django_filters.FilterSet):
         distinct=False,
         help_text="Repeat the parameter to match any of several types.",
     )
+    catalog_number = IntegerFilter(
+        min_value=1, max_value=CATALOG_NUMBER_MAX, help_text="Exact catalog number."
+    )
+    # Last: a search by relevance keeps the best of what the other filters leave.
     search = django_filters.CharFilter(
         method="filter_search",
         max_length=SEARCH_MAX,
@@ -37,9 +41,6 @@ class FruitFilter(django_filters.FilterSet):
             f"{SEARCH_MAX} characters."
         ),
     )
-    catalog_number = IntegerFilter(
-        min_value=1, max_value=CATALOG_NUMBER_MAX, help_text="Exact catalog number."
-    )
     ordering = CatalogNumberNullsLastOrderingFilter(
         fields=["catalog_number", "name", "created_at", "updated_at"],
         help_text="Sort key, `-` for descending. Default: catalog number (nulls last), then id.",
@@ -47,7 +48,7 @@ class FruitFilter(django_filters.FilterSet):
 
     class Meta:
         model = Fruit
-        fields = ["type", "search", "catalog_number"]
+        fields = ["type", "catalog_number", "search"]
 
     def filter_search(self, queryset, name, value):
         return search_fruits(queryset, value, by_relevance=not self.data.get("ordering"))

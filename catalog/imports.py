@@ -9,16 +9,19 @@ stored as any other write stores them. A file with any error changes nothing.
 
 import csv
 import io
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
 
+from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
 from catalog.services import fruit_create, fruit_update
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms
+from fruitcatalog.db.deadlines import renew_for_next_step
 
 REQUIRED_COLUMNS = ["catalog_number", "name", "type"]
 OPTIONAL_COLUMNS = ["synonyms"]
@@ -26,6 +29,11 @@ OPTIONAL_COLUMNS = ["synonyms"]
 IGNORED_COLUMNS = ["image_count", "url", "updated_at"]
 SYNONYM_SEPARATOR = ";"
 XLSX_MAGIC = b"PK\x03\x04"
+DIGITS = re.compile(r"[0-9]{1,10}")  # ASCII digits only: `str.isdigit()` also takes "²"
+# What one import may cost: rows checked and written in one request (the API's and the admin's;
+# the command takes any number), and the XML a workbook may unpack to (a zip bomb stays shut).
+ROWS_MAX = 10_000
+XLSX_UNPACKED_MAX = 50 * 1024 * 1024
 BATCH = 1000  # catalog numbers looked up per query
 
 
@@ -151,24 +159,45 @@ def _read_xlsx(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     from openpyxl import load_workbook
 
     try:
-        workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
         raise ImportFileError(f"The file is not a readable XLSX workbook ({error}).") from None
-    sheet = workbook.worksheets[0]
-    cells = sheet.iter_rows(values_only=True)
-    header = next(cells, None)
+    if unpacked > XLSX_UNPACKED_MAX:
+        raise ImportFileError(
+            f"The workbook unpacks to {unpacked} bytes, more than {XLSX_UNPACKED_MAX}: save it "
+            "as CSV, or split it."
+        )
+    try:
+        workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        sheet = workbook.worksheets[0]
+        cells = sheet.iter_rows(values_only=True)
+        header = next(cells, None)
+    except Exception as error:  # a broken workbook fails in many ways: all are a 400
+        raise ImportFileError(f"The file is not a readable XLSX workbook ({error}).") from None
     if not header or not any(header):
         raise ImportFileError("The first sheet has no header row (catalog_number, name, type, …).")
     header = ["" if cell is None else str(cell).strip() for cell in header]
 
     def rows():
-        for number, values in enumerate(cells, start=2):
-            if not any(value not in (None, "") for value in values):
-                continue
-            yield number, {
-                column: _cell_text(value) for column, value in zip(header, values, strict=False)
-            }
-        workbook.close()
+        number = 1
+        try:
+            for number, values in enumerate(cells, start=2):  # `number` is read in the except
+                if not any(value not in (None, "") for value in values):
+                    continue
+                yield (
+                    number,
+                    {
+                        column: _cell_text(value)
+                        for column, value in zip(header, values, strict=False)
+                    },
+                )
+        except Exception as error:  # a broken sheet fails in many ways
+            raise ImportFileError(
+                f"Row {number + 1} of the workbook cannot be read ({error}).", row=number + 1
+            ) from None
+        finally:
+            workbook.close()
 
     return header, rows()
 
@@ -204,15 +233,32 @@ def _check_header(header: list[str]) -> None:
 # --- checking ------------------------------------------------------------------------------------
 
 
-def plan_import(data: bytes, *, dry_run: bool, progress: Callable | None = None) -> ImportReport:
+def plan_import(
+    data: bytes,
+    *,
+    dry_run: bool,
+    progress: Callable | None = None,
+    rows_max: int | str | None = "ROWS_MAX",
+) -> ImportReport:
     """Read and check every row and compare it with the catalog; write nothing.
 
-    `progress(n)` is called as rows are checked (the command's progress bar).
+    `progress(n)` is called as rows are checked (the command's progress bar). More data rows
+    than `rows_max` (None: any number) is an error of the file.
     """
+    if rows_max == "ROWS_MAX":
+        rows_max = ROWS_MAX  # read when called: a setting of the module
     report = ImportReport(dry_run=dry_run)
     try:
         _, rows = read_rows(data)
-        planned = [_parse_row(number, values) for number, values in rows]
+        planned = []
+        for number, values in rows:
+            if rows_max is not None and len(planned) == rows_max:
+                raise ImportFileError(
+                    f"More than {rows_max} rows: split the file, or import it with "
+                    "`manage.py import_fruits`.",
+                    row=number,
+                )
+            planned.append(_parse_row(number, values))
     except ImportFileError as error:
         report.errors.append(error.error)
         return report
@@ -228,7 +274,7 @@ def _parse_row(number: int, values: dict) -> PlannedRow:
     catalog_number = None
     if not raw_number:
         errors.append(RowError(number, "catalog_number", "A catalog number is required."))
-    elif not raw_number.isdigit() or not 1 <= int(raw_number) <= CATALOG_NUMBER_MAX:
+    elif not DIGITS.fullmatch(raw_number) or not 1 <= int(raw_number) <= CATALOG_NUMBER_MAX:
         errors.append(
             RowError(
                 number,
@@ -238,7 +284,7 @@ def _parse_row(number: int, values: dict) -> PlannedRow:
         )
     else:
         catalog_number = int(raw_number)
-    name = (values.get("name") or "").strip()
+    name = from_text_cell((values.get("name") or "").strip())
     if not name:
         errors.append(RowError(number, "name", "A name is required."))
     elif len(name) > TEXT_MAX:
@@ -254,7 +300,7 @@ def _parse_row(number: int, values: dict) -> PlannedRow:
         )
     synonyms = [
         piece.strip()
-        for piece in (values.get("synonyms") or "").split(SYNONYM_SEPARATOR)
+        for piece in from_text_cell((values.get("synonyms") or "").strip()).split(SYNONYM_SEPARATOR)
         if piece.strip()
     ]
     row = PlannedRow(number, catalog_number, name, fruit_type, synonyms, errors=errors)
@@ -312,9 +358,15 @@ def _compare_with_catalog(planned: list[PlannedRow], progress: Callable | None) 
 # --- applying ------------------------------------------------------------------------------------
 
 
-def import_fruits(data: bytes, *, dry_run: bool, progress: Callable | None = None) -> ImportReport:
+def import_fruits(
+    data: bytes,
+    *,
+    dry_run: bool,
+    progress: Callable | None = None,
+    rows_max: int | str | None = "ROWS_MAX",
+) -> ImportReport:
     """Check the file and, unless `dry_run` or it has errors, apply it in one transaction."""
-    report = plan_import(data, dry_run=dry_run, progress=progress)
+    report = plan_import(data, dry_run=dry_run, progress=progress, rows_max=rows_max)
     if report.ok and not dry_run:
         apply_import(report)
     return report
@@ -349,11 +401,16 @@ class _RowFailed(Exception):
 
 
 def _store(row: PlannedRow, write) -> None:
+    if row.row % 200 == 0:
+        renew_for_next_step()  # each wait on the database stays bounded, not the whole import
     try:
         write()
     except (ValidationError, IntegrityError) as error:
         messages = getattr(error, "messages", None) or [str(error)]
         raise _RowFailed(RowError(row.row, "catalog_number", "; ".join(messages))) from None
+    except ObjectDoesNotExist:
+        message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
+        raise _RowFailed(RowError(row.row, "catalog_number", message)) from None
 
 
 def _fields(row: PlannedRow) -> dict:

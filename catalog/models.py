@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce, JSONArray
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import cached_property
 
 from catalog.languages import ISO_639_1
@@ -16,7 +17,7 @@ from fruitcatalog.blobs.models import (
     thumbnail_endpoint_side,
 )
 from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.blobs.rights import rights_constraints
+from fruitcatalog.blobs.rights import ImageRole, rights_constraints
 from fruitcatalog.db.expressions import ListSubquery
 from fruitcatalog.db.search import (
     SearchQuerySetMixin,
@@ -88,10 +89,13 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         )
 
     def with_card_alt_text(self):
-        """Annotate `card_alt_text`: what the card image shows, as curators wrote it ("" or
-        None without: a card then says "Photo of {name}"). For pages that show the picture."""
+        """Annotate `card_alt_text` and `card_role`: what the card image shows, as curators
+        wrote it, and its role (`Fruit.card_alt`). For pages that show the picture."""
         card = FruitImage.objects.filter(fruit=OuterRef("pk")).in_card_order()
-        return self.annotate(card_alt_text=Subquery(card.values("alt_text")[:1]))
+        return self.annotate(
+            card_alt_text=Subquery(card.values("alt_text")[:1]),
+            card_role=Subquery(card.values("role")[:1]),
+        )
 
     def with_names(self):
         """Annotate `names_in_order`: the other names' records (`Fruit.name_records`), in order,
@@ -216,6 +220,15 @@ class Fruit(models.Model):
         return ImageSource(versioned(path, sha256), width, height)
 
     @property
+    def card_alt(self) -> str:
+        """The card image's alt text: as curators wrote it, else "{name}, {role}"
+        (`with_card_alt_text()`)."""
+        if getattr(self, "card_alt_text", ""):
+            return self.card_alt_text
+        role = getattr(self, "card_role", None) or ImageRole.FRUIT
+        return f"{self.name}, {ImageRole(role).label.lower()}"
+
+    @property
     def name_records(self) -> list[dict]:
         """The other names' records in their stored order (`name`, `kind`, `language`, `note`):
         from `with_list_data()`, else the prefetch or a query."""
@@ -248,7 +261,11 @@ class Fruit(models.Model):
             names = list(self.synonyms.order_by("position").values_list("name", flat=True))
         names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
         self.search_text = search_document(self.catalog_number, *names, head=self.name)
-        Fruit.objects.filter(pk=self.pk).update(search_text=self.search_text)
+        # What the fruit is found by changed: so did the fruit (the exports' Last-Modified).
+        self.updated_at = timezone.now()
+        Fruit.objects.filter(pk=self.pk).update(
+            search_text=self.search_text, updated_at=self.updated_at
+        )
         FruitSpelling.objects.filter(fruit_id=self.pk).delete()
         FruitSpelling.objects.bulk_create(
             FruitSpelling(
@@ -297,23 +314,22 @@ class FruitSpelling(models.Model):
         return self.spelling
 
 
-class DeletionMark(models.Model):
-    """When a row the exports show was last deleted: one row, kept by database triggers.
+class Deletion(models.Model):
+    """When rows the exports show were deleted: a row per deleting statement, written by
+    database triggers.
 
-    An export's `Last-Modified` is the newest of its tables' `updated_at` and this: a deletion
-    leaves no row to date it. Triggers (migration 0023, and publications' 0011 for its tables)
-    stamp it after every DELETE, whatever deletes (the API, the admin, a cascade, SQL).
+    An export's `Last-Modified` is the newest of its tables' `updated_at` and of these: a
+    deletion leaves no row to date it. Triggers (migration 0023, and publications' 0011 for its
+    tables) insert one after every DELETE, whoever deletes (the API, the admin, a cascade,
+    SQL). Inserts only: deleting transactions never wait for one another here. A migration that
+    rebuilds a watched table on SQLite drops its trigger and must install it again
+    (`fruitcatalog.db.triggers`); the exports' tests notice a missing one.
     """
 
-    deleted_at = models.DateTimeField(null=True)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(condition=Q(pk=1), name="deletion_mark_single_row"),
-        ]
+    deleted_at = models.DateTimeField(db_index=True)
 
     def __str__(self):
-        return f"last deletion: {self.deleted_at}"
+        return f"a deletion at {self.deleted_at}"
 
 
 class CatalogNumberMark(models.Model):

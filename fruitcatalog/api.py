@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from catalog.views import FruitCSVExportView, FruitImageViewSet, FruitImportViewSet
 from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
 from fruitcatalog.db.ids import ID_PATTERN
+from fruitcatalog.dwca import DarwinCoreExportView
 from fruitcatalog.fruit_detail import CitedFruitViewSet
 from fruitcatalog.rest.auth import TokenView
 from fruitcatalog.rest.health import HealthView
@@ -57,7 +58,7 @@ urlpatterns = [
         "fruit-image-thumbnail",
     ),
     route("exports/fruits.csv", FruitCSVExportView.as_view(), "export-fruits-csv"),
-    route("exports/dwca.zip", publication_views.DarwinCoreExportView.as_view(), "export-dwca"),
+    route("exports/dwca.zip", DarwinCoreExportView.as_view(), "export-dwca"),
     route("imports/fruits", FruitImportViewSet.as_view({"post": "create"}), "fruit-import"),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(

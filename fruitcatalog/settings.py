@@ -227,6 +227,9 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_
 # accepts CC0-1.0, CC-BY-4.0 and CC-BY-NC-4.0; each image states its own).
 FRUITCATALOG_DATASET_TITLE = os.environ.get("FRUITCATALOG_DATASET_TITLE", "Fruit Catalog")
 FRUITCATALOG_DATA_LICENSE = os.environ.get("FRUITCATALOG_DATA_LICENSE", "CC-BY-4.0")
+# The longest a streamed export may take (a million fruits: about 26 s here); below gunicorn's
+# worker timeout (60 s in the Docker image), which would kill the worker instead.
+FRUITCATALOG_EXPORT_SECONDS = env_int("FRUITCATALOG_EXPORT_SECONDS", 50)
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)

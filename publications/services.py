@@ -4,7 +4,7 @@ from django.db import transaction
 
 from catalog.models import Fruit
 from fruitcatalog.db.locks import lock_row
-from publications.models import Publication, PublicationFruit
+from publications.models import CITATION_FIELDS, Publication, PublicationFruit
 
 
 @transaction.atomic
@@ -36,6 +36,7 @@ def publication_cite(*, link: PublicationFruit, citation: dict) -> PublicationFr
     """Change a link's citation fields (those given). Raises `PublicationFruit.DoesNotExist`
     when the fruit was unlinked meanwhile."""
     lock_row(PublicationFruit, link.pk)
+    link.refresh_from_db(fields=CITATION_FIELDS)  # as it is now: search follows the change
     _cite(link, citation)
     return link
 
@@ -51,9 +52,19 @@ def _cite(link: PublicationFruit, citation: dict) -> None:
 
 def refresh_fruit_search(*fruit_ids: int) -> None:
     """The fruits are found by the names their sources use: recompute what search reads
-    after those names changed (a link's `name_in_source` set, changed or deleted)."""
-    for fruit in Fruit.objects.filter(pk__in=fruit_ids).only("pk", "name", "catalog_number"):
-        fruit.refresh_search_text()
+    after those names changed (a link's `name_in_source` set, changed or deleted).
+
+    Each fruit is locked and read afresh first, so a concurrent rename is either seen or waits:
+    search never keeps a name the fruit no longer has. A fruit deleted meanwhile is skipped.
+    """
+    with transaction.atomic():
+        for fruit_id in sorted(set(fruit_ids)):
+            try:
+                lock_row(Fruit, fruit_id)
+            except Fruit.DoesNotExist:
+                continue
+            fruit = Fruit.objects.only("pk", "name", "catalog_number").get(pk=fruit_id)
+            fruit.refresh_search_text()
 
 
 @transaction.atomic
@@ -64,17 +75,21 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
     locked first, so an image upload racing the unlink either lands before (and goes with the
     link) or finds the link gone.
     """
-    link_id, name_in_source = (
+    link_id = (
         PublicationFruit.objects.filter(publication=publication, fruit_id=fruit_id)
-        .values_list("pk", "name_in_source")
+        .values_list("pk", flat=True)
         .first()
-    ) or (None, "")
+    )
     if link_id is None:
         return False
     try:
         lock_row(PublicationFruit, link_id, for_delete=True)
     except PublicationFruit.DoesNotExist:
         return False
+    # Read under the lock: a concurrent citation change is either in or waits.
+    name_in_source = (
+        PublicationFruit.objects.filter(pk=link_id).values_list("name_in_source", flat=True).get()
+    )
     # `without_blobs()`: the deletion collector would otherwise load the PDF of the link it deletes.
     deleted, _ = (
         PublicationFruit.objects.without_blobs()

@@ -2,12 +2,9 @@
 
 import dataclasses
 
-from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
@@ -34,10 +31,8 @@ from fruitcatalog.blobs.views import (
 )
 from fruitcatalog.db.ids import ID_PATTERN
 from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
-from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
 from fruitcatalog.rest.permissions import ParentChangePermission
 from fruitcatalog.rest.viewsets import ReadBackMixin
-from publications import exports
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (
@@ -414,42 +409,3 @@ class PublicationFruitImageViewSet(
     thumbnail_read = dataclasses.replace(
         image_read, spec=PublicationFruitImage.thumbnail, fallback=PublicationFruitImage.original
     )
-
-
-@extend_schema(
-    summary="Export the catalog as a Darwin Core Archive",
-    description=(
-        "A checklist GBIF's tools read: `meta.xml`, `eml.xml` (title, licence, the service's "
-        "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
-        "`scientificName` with the cultivar in single quotes where its type names a species, "
-        "`taxonRank` `cultivar`), with the extensions `vernacularname.txt` (every other name "
-        "with its language), `multimedia.txt` (every fruit image with its creator and licence) "
-        "and `references.txt` (every citation with pages and plate). Streamed. `ETag` and "
-        "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
-        "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
-    ),
-    responses={
-        (200, "application/zip"): OpenApiTypes.BINARY,
-        (200, "application/octet-stream"): OpenApiTypes.BINARY,
-        304: NOT_MODIFIED,
-    },
-)
-class DarwinCoreExportView(StreamedFileView):
-    """The catalog as a Darwin Core Archive (`publications.exports`)."""
-
-    media_type = "application/zip"
-    filename = "dwca.zip"
-
-    def last_modified(self, request):
-        return exports.last_modified()
-
-    def stream(self, request):
-        marker = 987654321  # a page's URL, with the id put in for each row
-        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
-        head, tail = template.split(str(marker))
-        return exports.archive(
-            page_url=lambda pk: f"{head}{pk}{tail}",
-            absolute=request.build_absolute_uri,
-            title=settings.FRUITCATALOG_DATASET_TITLE,
-            license=settings.FRUITCATALOG_DATA_LICENSE,
-        )

@@ -1,23 +1,22 @@
-"""The exports date every change: images get updated_at, deletions a stamp kept by triggers."""
+"""The exports date every change: images get updated_at, deletions a log that triggers keep."""
 
 from django.db import migrations, models
 
-from fruitcatalog.db.triggers import install_deletion_stamp, remove_deletion_stamp
+from fruitcatalog.db.triggers import install_deletion_log, remove_deletion_log
 
 TABLES = ["catalog_fruit", "catalog_fruitimage"]
 
 
 def install(apps, schema_editor):
-    apps.get_model("catalog", "DeletionMark").objects.get_or_create(pk=1)
     for table in TABLES:
-        install_deletion_stamp(schema_editor, table)
+        install_deletion_log(schema_editor, table)
 
 
 def remove(apps, schema_editor):
     for table in TABLES:
-        remove_deletion_stamp(schema_editor, table)
+        remove_deletion_log(schema_editor, table)
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP FUNCTION IF EXISTS catalog_deletionmark_stamp()")
+        schema_editor.execute("DROP FUNCTION IF EXISTS catalog_deletion_log()")
 
 
 class Migration(migrations.Migration):
@@ -28,10 +27,10 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='DeletionMark',
+            name='Deletion',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('deleted_at', models.DateTimeField(null=True)),
+                ('deleted_at', models.DateTimeField(db_index=True)),
             ],
         ),
         migrations.AddField(
@@ -46,10 +45,6 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name='fruitimage',
             index=models.Index(fields=['updated_at'], name='catalog_fruitimage_updated_idx'),
-        ),
-        migrations.AddConstraint(
-            model_name='deletionmark',
-            constraint=models.CheckConstraint(condition=models.Q(('pk', 1)), name='deletion_mark_single_row'),
         ),
         migrations.RunPython(install, remove),
     ]

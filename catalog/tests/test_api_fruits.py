@@ -611,6 +611,18 @@ def test_a_search_with_more_matches_than_it_ranks_lists_the_best_in_the_same_ord
     assert anon_client.get(FRUITS, {"search": "boskoop", "ordering": "name"}).json()["count"] == 10
 
 
+def test_the_other_filters_narrow_a_search_before_its_window(
+    anon_client, fruit_factory, monkeypatch
+):
+    monkeypatch.setattr(search, "RANKED_MAX", 2)
+    for number in range(1, 6):
+        fruit_factory(name=f"Renette {number}", catalog_number=number)
+    for number in range(6, 9):
+        fruit_factory(name=f"Renette {number}", catalog_number=number, type="pear")
+    assert names_found(anon_client, "renette", catalog_number=6) == ["Renette 6"]
+    assert names_found(anon_client, "renette", type="pear") == ["Renette 6", "Renette 7"]
+
+
 def test_a_renamed_fruit_is_ranked_by_its_new_names(curator_client, fruit_factory, monkeypatch):
     monkeypatch.setattr(search, "RANKED_MAX", 2)
     for number in range(1, 4):

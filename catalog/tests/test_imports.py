@@ -111,9 +111,7 @@ def test_a_dry_run_reports_and_writes_nothing(curator_client, fruit_factory):
     assert catalog() == [(9, "Topaz", "apple", [])]
 
 
-def test_a_file_with_any_error_changes_nothing_and_lists_every_error(
-    curator_client, fruit_factory
-):
+def test_a_file_with_any_error_changes_nothing_and_lists_every_error(curator_client, fruit_factory):
     fruit_factory(name="Topaz", catalog_number=9)
     body = (
         "catalog_number,name,type,synonyms\n"
@@ -157,7 +155,7 @@ def test_a_file_with_any_error_changes_nothing_and_lists_every_error(
         ("catalog_number,name\n1,A\n", "type", 'required column "type" is missing'),
         ("", "", "no header row"),
         ("catalog_number,name,type\n1,Köstliche,apple\n".encode("latin-1"), "", "not UTF-8"),
-        ("catalog_number,name,type\n1,\"unclosed,apple\n", "", "cannot be read"),
+        ('catalog_number,name,type\n1,"unclosed,apple\n', "", "cannot be read"),
         (b"PK\x03\x04 not really a workbook", "", "not a readable XLSX"),
     ],
     ids=["unknown-column", "missing-column", "empty", "latin-1", "broken-quote", "broken-xlsx"],
@@ -198,13 +196,17 @@ def test_an_import_retried_with_its_key_writes_once(curator_client):
         IMPORTS, body, content_type="text/csv", HTTP_IDEMPOTENCY_KEY="import-1"
     )
     assert again["Idempotent-Replayed"] == "true"
-    assert again.json() == first.json() == {
-        "dry_run": False,
-        "created": 1,
-        "updated": 0,
-        "unchanged": 0,
-        "errors": [],
-    }
+    assert (
+        again.json()
+        == first.json()
+        == {
+            "dry_run": False,
+            "created": 1,
+            "updated": 0,
+            "unchanged": 0,
+            "errors": [],
+        }
+    )
     assert Fruit.objects.count() == 1
 
 
@@ -256,3 +258,86 @@ def test_the_raw_bytes_of_a_workbook_import_too(curator_client):
     response = curator_client.post(IMPORTS, data, content_type="application/octet-stream")
     assert response.status_code == 200, response.json()
     assert catalog() == [(7, "Topaz", "apple", [])]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ("catalog_number,name,type\n²,Topaz,apple\n", "catalog_number", "not a whole number"),
+        (
+            "catalog_number,name,type\n\u0661\u0662,Topaz,apple\n",
+            "catalog_number",
+            "not a whole number",
+        ),
+    ],
+    ids=["superscript-two", "arabic-indic-digits"],
+)
+def test_digits_other_than_ascii_are_a_row_error_not_a_crash(curator_client, body, field, words):
+    response = post_csv(curator_client, body)
+    assert response.status_code == 400
+    (error,) = response.json()["errors"]
+    assert error["field"] == field and words in error["message"]
+
+
+def test_a_workbook_whose_sheet_is_broken_is_a_400(curator_client):
+    import zipfile
+
+    data = xlsx([["catalog_number", "name", "type"], [1, "Topaz", "apple"]])
+    broken = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(broken, "w") as target:
+        for info in source.infolist():
+            content = source.read(info)
+            if info.filename.startswith("xl/worksheets/"):
+                content = content[: len(content) // 2]  # cut in the middle of its XML
+            target.writestr(info, content)
+    response = curator_client.post(
+        IMPORTS, broken.getvalue(), content_type="application/octet-stream"
+    )
+    assert response.status_code == 400
+    assert "cannot be read" in response.json()["errors"][0]["message"] or (
+        "not a readable XLSX" in response.json()["errors"][0]["message"]
+    )
+    assert not Fruit.objects.exists()
+
+
+def test_more_rows_than_an_import_takes_are_a_400_naming_the_limit(curator_client, monkeypatch):
+    from catalog import imports
+
+    monkeypatch.setattr(imports, "ROWS_MAX", 2)
+    body = "catalog_number,name,type\n1,A,apple\n2,B,apple\n3,C,apple\n"
+    response = curator_client.post(IMPORTS, body.encode(), content_type="text/csv")
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "row": 4,
+            "field": "",
+            "message": "More than 2 rows: split the file, or import it with "
+            "`manage.py import_fruits`.",
+        }
+    ]
+
+
+def test_a_fruit_deleted_between_check_and_store_is_that_rows_error(fruit_factory, monkeypatch):
+    from catalog import imports
+
+    fruit = fruit_factory(name="Topaz", catalog_number=9)
+    report = imports.plan_import(b"catalog_number,name,type\n9,Topaz Rot,apple\n", dry_run=False)
+    Fruit.objects.filter(pk=fruit.pk).delete()
+    imports.apply_import(report)
+    assert [error.as_dict() for error in report.errors] == [
+        {
+            "row": 2,
+            "field": "catalog_number",
+            "message": "The fruit numbered 9 was deleted meanwhile; check again.",
+        }
+    ]
+    assert not Fruit.objects.exists()
+
+
+def test_a_dry_run_and_the_import_are_two_requests_for_a_key(curator_client):
+    body = b"catalog_number,name,type\n1,Topaz,apple\n"
+    headers = {"content_type": "text/csv", "HTTP_IDEMPOTENCY_KEY": "import-2"}
+    assert curator_client.post(f"{IMPORTS}?dry_run=1", body, **headers).status_code == 200
+    again = curator_client.post(IMPORTS, body, **headers)
+    assert again.status_code == 422  # the same key for another request
+    assert not Fruit.objects.exists()

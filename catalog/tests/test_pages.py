@@ -56,7 +56,7 @@ def test_a_card_shows_the_versioned_thumbnail_with_its_stored_size(
     assert f'src="{html.escape(thumb.url)}"' in text
     assert f"/api/v1/fruits/{fruit.pk}/images/{image.pk}/thumbnail?v=" in text
     assert f'width="{thumb.width}" height="{thumb.height}"' in text
-    assert 'alt="Photo of Cox Orange"' in text
+    assert 'alt="Cox Orange, fruit"' in text  # no alt text written: the name and the role
 
 
 def test_search_ignores_case_and_accents_and_looks_at_synonyms_and_numbers(client, fruit_factory):

@@ -36,7 +36,6 @@ class License(models.TextChoices):
     PUBLIC_DOMAIN = "public-domain", "Public domain"
     ALL_RIGHTS_RESERVED = "all-rights-reserved", "All rights reserved"
 
-    __empty__ = "Unknown"
 
 
 # The deeds of the Creative Commons licences and CC0; the other terms have none.

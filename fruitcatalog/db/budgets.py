@@ -18,14 +18,19 @@ def time_budget(milliseconds: int):
     errors pass through, so a database that is down is still a 503. Elsewhere (SQLite) the
     block runs without a budget.
     """
+    postgresql = connection.vendor == "postgresql"
+    before = None
     try:
         with transaction.atomic():
-            if connection.vendor == "postgresql":
+            if postgresql:
                 with connection.cursor() as cursor:
                     # Local to the transaction (SET takes no parameters; set_config does).
                     cursor.execute(
-                        "SELECT set_config('statement_timeout', %s, true)", [f"{milliseconds}ms"]
+                        "SELECT current_setting('statement_timeout'), "
+                        "set_config('statement_timeout', %s, true)",
+                        [f"{milliseconds}ms"],
                     )
+                    before = cursor.fetchone()[0]
             yield
     except OperationalError as error:
         from psycopg.errors import QueryCanceled
@@ -33,3 +38,8 @@ def time_budget(milliseconds: int):
         if isinstance(error.__cause__, QueryCanceled):
             raise OutOfTime(f"outlasted {milliseconds} ms") from error
         raise
+    finally:
+        # Inside an outer transaction the setting would outlive this block: set it back.
+        if before is not None and connection.in_atomic_block and not connection.needs_rollback:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [before])

@@ -1,27 +1,28 @@
-"""Database triggers that stamp when rows were deleted, for migrations to install and remove.
+"""Database triggers that record when rows were deleted, for migrations to install and remove.
 
-A deleted row leaves nothing to date the change by; the trigger writes the time into a one-row
-table (`catalog.DeletionMark`) after every DELETE on a watched table, whoever deletes (the
-ORM, a cascade, plain SQL). PostgreSQL runs it once per statement, SQLite once per row (it has
-no statement triggers; its writers are serialised anyway). The stamp is the time the row went
-(`clock_timestamp()`, not the transaction's start), as `updated_at` is the time of the save.
+A deleted row leaves nothing to date the change by; the trigger inserts the time into
+`catalog_deletion` (`catalog.Deletion`) after every DELETE on a watched table, whoever deletes
+(the ORM, a cascade, plain SQL). It only inserts, so deleting transactions never wait on it.
+PostgreSQL runs it once per statement, SQLite once per row (it has no statement triggers; its
+writers are serialised anyway). The time is when the row went (`clock_timestamp()`, not the
+transaction's start), as `updated_at` is the time of the save.
 """
 
-MARK_TABLE = "catalog_deletionmark"
+LOG_TABLE = "catalog_deletion"
 
 
 def _names(table: str) -> tuple[str, str]:
-    return f"{table}_stamp_deletion", f"{MARK_TABLE}_stamp"
+    return f"{table}_log_deletion", f"{LOG_TABLE}_log"
 
 
-def install_deletion_stamp(schema_editor, table: str) -> None:
-    """Stamp `catalog_deletionmark.deleted_at` after every DELETE on `table`."""
+def install_deletion_log(schema_editor, table: str) -> None:
+    """Record the time in `catalog_deletion` after every DELETE on `table`."""
     trigger, function = _names(table)
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(
             # Names are the migrations' constants, never input.
             f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$ "  # noqa: S608
-            f"BEGIN UPDATE {MARK_TABLE} SET deleted_at = clock_timestamp() WHERE id = 1; "
+            f"BEGIN INSERT INTO {LOG_TABLE} (deleted_at) VALUES (clock_timestamp()); "
             "RETURN NULL; END $$"
         )
         schema_editor.execute(
@@ -33,12 +34,12 @@ def install_deletion_stamp(schema_editor, table: str) -> None:
         now = "strftime('%Y-%m-%d %H:%M:%f000', 'now')"
         schema_editor.execute(
             f"CREATE TRIGGER {trigger} AFTER DELETE ON {table} "  # noqa: S608 (constants)
-            f"BEGIN UPDATE {MARK_TABLE} SET deleted_at = {now} WHERE id = 1; END"
+            f"BEGIN INSERT INTO {LOG_TABLE} (deleted_at) VALUES ({now}); END"
         )
 
 
-def remove_deletion_stamp(schema_editor, table: str) -> None:
-    """Undo `install_deletion_stamp` (the function stays for the other tables' triggers)."""
+def remove_deletion_log(schema_editor, table: str) -> None:
+    """Undo `install_deletion_log` (the function stays for the other tables' triggers)."""
     trigger, _ = _names(table)
     if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute(f"DROP TRIGGER IF EXISTS {trigger} ON {table}")

@@ -121,9 +121,10 @@ def body_digest(request) -> str:
 
 
 def fingerprint(request) -> str:
-    """What a retry must repeat: method, path and the body's content."""
+    """What a retry must repeat: method, path with its query (an import's `dry_run` makes
+    another request) and the body's content."""
     return hashlib.sha256(
-        f"{request.method}\n{request.path}\n{body_digest(request)}".encode()
+        f"{request.method}\n{request.get_full_path()}\n{body_digest(request)}".encode()
     ).hexdigest()
 
 

@@ -2,11 +2,15 @@
 
 A file answers with `ETag` and `Last-Modified` from the newest change of what it holds, so a
 harvester's conditional request is a 304 without building anything. A full build is counted
-against the client's export rate; errors are JSON, as everywhere under `/api/`.
+against the client's export rate and bounded in time (`FRUITCATALOG_EXPORT_SECONDS`); errors
+are JSON, as everywhere under `/api/`.
 """
 
 import hashlib
+import logging
+from time import monotonic
 
+from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
@@ -16,9 +20,28 @@ from rest_framework.views import APIView
 
 from fruitcatalog.rest.throttling import ExportThrottle
 
+logger = logging.getLogger(__name__)
+
 NOT_MODIFIED = OpenApiResponse(
     description="Not modified: `If-None-Match` or `If-Modified-Since` matches; nothing is built."
 )
+
+
+class ExportTooLong(Exception):
+    """A streamed file outlasted its time: the connection is cut (the file ends unfinished)."""
+
+
+def within(pieces, seconds: float, path: str):
+    """The pieces of a streamed file, until `seconds` have passed: then it is cut off, below
+    gunicorn's worker timeout, rather than the worker killed with it."""
+    end = monotonic() + seconds
+    for piece in pieces:
+        yield piece
+        if monotonic() > end:
+            logger.error(
+                "%s outlasted %s s and was cut off; raise it or narrow the export", path, seconds
+            )
+            raise ExportTooLong(path)
 
 
 class FileRenderer(BaseRenderer):
@@ -74,7 +97,8 @@ class StreamedFileView(APIView):
         throttle = ExportThrottle()
         if not throttle.allow_request(request, self):
             self.throttled(request, throttle.wait())
-        response = StreamingHttpResponse(self.stream(request), content_type=self.media_type)
+        pieces = within(self.stream(request), settings.FRUITCATALOG_EXPORT_SECONDS, request.path)
+        response = StreamingHttpResponse(pieces, content_type=self.media_type)
         response["ETag"] = etag
         if timestamp is not None:
             response["Last-Modified"] = http_date(timestamp)

@@ -174,3 +174,16 @@ def test_a_raw_upload_of_the_same_bytes_is_a_409_too(curator_client):
     assert curator_client.post(images.url, png, content_type="image/png").status_code == 201
     response = curator_client.post(images.url, png, content_type="image/png")
     assert response.status_code == 409 and "image_id" in response.json()
+
+
+@pytest.mark.parametrize("value", ["None", "null", "Unknown"])
+def test_a_licence_spelled_as_nothing_is_a_400_not_a_conflict(curator_client, images, value):
+    created = images.upload(curator_client, make_object_png()).json()
+    response = curator_client.patch(
+        f"{images.url}/{created['id']}", {"license": value}, format="json"
+    )
+    assert response.status_code == 400 and "license" in response.json()
+    assert (
+        images.upload(curator_client, make_object_png(size=(130, 100)), license=value).status_code
+        == 400
+    )

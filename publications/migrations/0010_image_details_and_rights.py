@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='publicationfruitimage',
             name='license',
-            field=models.CharField(blank=True, choices=[(None, 'Unknown'), ('CC0-1.0', 'CC0 1.0'), ('CC-BY-4.0', 'CC BY 4.0'), ('CC-BY-SA-4.0', 'CC BY-SA 4.0'), ('CC-BY-NC-4.0', 'CC BY-NC 4.0'), ('CC-BY-NC-SA-4.0', 'CC BY-NC-SA 4.0'), ('public-domain', 'Public domain'), ('all-rights-reserved', 'All rights reserved')], default='', max_length=32),
+            field=models.CharField(blank=True, choices=[('CC0-1.0', 'CC0 1.0'), ('CC-BY-4.0', 'CC BY 4.0'), ('CC-BY-SA-4.0', 'CC BY-SA 4.0'), ('CC-BY-NC-4.0', 'CC BY-NC 4.0'), ('CC-BY-NC-SA-4.0', 'CC BY-NC-SA 4.0'), ('public-domain', 'Public domain'), ('all-rights-reserved', 'All rights reserved')], default='', max_length=32),
         ),
         migrations.AddField(
             model_name='publicationfruitimage',
@@ -45,6 +45,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='publicationfruitimage',
-            constraint=models.CheckConstraint(condition=models.Q(('license', ''), ('license__in', [None, 'CC0-1.0', 'CC-BY-4.0', 'CC-BY-SA-4.0', 'CC-BY-NC-4.0', 'CC-BY-NC-SA-4.0', 'public-domain', 'all-rights-reserved']), _connector='OR'), name='publicationfruitimage_license_valid'),
+            constraint=models.CheckConstraint(condition=models.Q(('license', ''), ('license__in', ['CC0-1.0', 'CC-BY-4.0', 'CC-BY-SA-4.0', 'CC-BY-NC-4.0', 'CC-BY-NC-SA-4.0', 'public-domain', 'all-rights-reserved']), _connector='OR'), name='publicationfruitimage_license_valid'),
         ),
     ]

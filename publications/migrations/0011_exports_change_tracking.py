@@ -1,8 +1,8 @@
-"""The exports date every change: links and images get updated_at, deletions a trigger's stamp."""
+"""The exports date every change: links and images get updated_at, deletions logged by triggers."""
 
 from django.db import migrations, models
 
-from fruitcatalog.db.triggers import install_deletion_stamp, remove_deletion_stamp
+from fruitcatalog.db.triggers import install_deletion_log, remove_deletion_log
 
 TABLES = [
     "publications_publication",
@@ -13,12 +13,12 @@ TABLES = [
 
 def install(apps, schema_editor):
     for table in TABLES:
-        install_deletion_stamp(schema_editor, table)
+        install_deletion_log(schema_editor, table)
 
 
 def remove(apps, schema_editor):
     for table in TABLES:
-        remove_deletion_stamp(schema_editor, table)
+        remove_deletion_log(schema_editor, table)
 
 
 class Migration(migrations.Migration):

@@ -39,7 +39,9 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
         show_bar = self.stdout.isatty() and options["verbosity"] > 0
         with tqdm(unit="row", disable=not show_bar, file=sys.stderr) as bar:
-            report = import_fruits(data, dry_run=options["dry_run"], progress=bar.update)
+            report = import_fruits(
+                data, dry_run=options["dry_run"], progress=bar.update, rows_max=None
+            )
         for error in report.errors:
             column = f", {error.field}" if error.field else ""
             self.stderr.write(f"row {error.row}{column}: {error.message}")

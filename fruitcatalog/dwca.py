@@ -1,5 +1,8 @@
 """The catalog as a Darwin Core Archive (a checklist), streamed: what GBIF's tools read.
 
+It composes both domain apps (fruits, names and images of the catalog; citations of the
+publications), so it lives in the configuration layer, as the fruit detail does.
+
 `taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
 other name with its language), `multimedia.txt` (every fruit image, with its creator and
 licence) and `references.txt` (every citation, with pages and plate); `meta.xml` maps their
@@ -12,14 +15,19 @@ import zipfile
 from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
+from django.conf import settings
 from django.db.models import Max
+from django.urls import reverse
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 
 from catalog.exports import CHUNK, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
 from fruitcatalog.blobs.rights import license_url
 from fruitcatalog.db.deadlines import renew_for_next_step
+from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
 from publications.models import CITATION_FIELDS, CITED_FIELDS, Publication, PublicationFruit
 
 # What a multimedia row reads of an image (never its bytes).
@@ -278,3 +286,42 @@ def citation_text(link) -> str:
     named = f", as {link.name_in_source}" if link.name_in_source else ""
     first = "; first description" if link.is_first_description else ""
     return f"{who}{when}: {publication.title}{where}{named}{first}."
+
+
+@extend_schema(
+    summary="Export the catalog as a Darwin Core Archive",
+    description=(
+        "A checklist GBIF's tools read: `meta.xml`, `eml.xml` (title, licence, the service's "
+        "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
+        "`scientificName` with the cultivar in single quotes where its type names a species, "
+        "`taxonRank` `cultivar`), with the extensions `vernacularname.txt` (every other name "
+        "with its language), `multimedia.txt` (every fruit image with its creator and licence) "
+        "and `references.txt` (every citation with pages and plate). Streamed. `ETag` and "
+        "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
+        "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
+    ),
+    responses={
+        (200, "application/zip"): OpenApiTypes.BINARY,
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        304: NOT_MODIFIED,
+    },
+)
+class DarwinCoreExportView(StreamedFileView):
+    """The catalog as a Darwin Core Archive (this module)."""
+
+    media_type = "application/zip"
+    filename = "dwca.zip"
+
+    def last_modified(self, request):
+        return last_modified()
+
+    def stream(self, request):
+        marker = 987654321  # a page's URL, with the id put in for each row
+        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
+        head, tail = template.split(str(marker))
+        return archive(
+            page_url=lambda pk: f"{head}{pk}{tail}",
+            absolute=request.build_absolute_uri,
+            title=settings.FRUITCATALOG_DATASET_TITLE,
+            license=settings.FRUITCATALOG_DATA_LICENSE,
+        )

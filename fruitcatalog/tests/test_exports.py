@@ -11,6 +11,7 @@ from dwca.read import DwCAReader
 from catalog.models import Fruit, FruitImage
 from fruitcatalog.testing.media import make_object_png
 from fruitcatalog.tests.queries import selected_blob_columns
+from publications.models import Publication
 from publications.services import publication_link_fruit
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ def csv_rows(response) -> list[dict]:
 
 
 @pytest.fixture
-def catalog(fruit_factory, publication_factory):
+def catalog(fruit_factory):
     gravensteiner = fruit_factory(
         name="Gravensteiner", catalog_number=2, synonyms=["Grafensteiner"]
     )
@@ -41,7 +42,9 @@ def catalog(fruit_factory, publication_factory):
         license="CC-BY-4.0",
         alt_text="A striped apple",
     )
-    publication = publication_factory(title="Deutschlands Obstsorten", authors="Müller", year=1905)
+    publication = Publication.objects.create(
+        title="Deutschlands Obstsorten", authors="Müller", year=1905
+    )
     publication_link_fruit(
         publication=publication,
         fruit=gravensteiner,
@@ -162,3 +165,39 @@ def test_exports_answer_304_to_a_harvester_and_are_public(anon_client, catalog):
     body(first)
     assert first["Cache-Control"] == "public, no-cache"
     assert anon_client.get(DWCA, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+def test_a_new_name_in_a_source_changes_what_a_search_export_holds(
+    anon_client, curator_client, catalog
+):
+    first = anon_client.get(CSV, {"search": "blumencalvill"})
+    assert csv_rows(first) == []
+    publication_link_fruit(
+        publication=Publication.objects.create(title="Pomona"),
+        fruit=catalog["boskoop"],
+        citation={"name_in_source": "Blumencalvill"},
+    )
+    again = anon_client.get(CSV, {"search": "blumencalvill"}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert [row["name"] for row in csv_rows(again)] == ["Schöner aus Boskoop"]
+
+
+def test_every_deletion_is_logged_by_the_database_whoever_deletes(catalog):
+    from django.db import connection
+
+    from catalog.models import Deletion
+
+    before = Deletion.objects.count()
+    with connection.cursor() as cursor:  # plain SQL, past the ORM
+        cursor.execute("DELETE FROM catalog_fruitimage")
+    assert Deletion.objects.count() > before
+
+
+def test_a_name_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_reads_back(
+    anon_client, curator_client, fruit_factory
+):
+    fruit_factory(name="=HYPERLINK(\"http://x\")", catalog_number=1, synonyms=["@Boskoop"])
+    exported = body(anon_client.get(CSV))
+    assert b"'=HYPERLINK" in exported and b"'@Boskoop" in exported
+    response = curator_client.post("/api/v1/imports/fruits", exported, content_type="text/csv")
+    assert response.json()["unchanged"] == 1, response.json()

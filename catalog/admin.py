@@ -25,11 +25,13 @@ from catalog.forms import (
     FruitImageFormSet,
     FruitImageInlineForm,
     ImportForm,
+    RelationForm,
+    RelationFormSet,
     SynonymForm,
     SynonymFormSet,
 )
 from catalog.imports import import_fruits
-from catalog.models import Fruit, FruitImage, FruitSpelling, FruitSynonym
+from catalog.models import Fruit, FruitImage, FruitRelation, FruitSpelling, FruitSynonym
 from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
 from fruitcatalog.blobs.admin import (
@@ -63,6 +65,30 @@ class FruitSynonymInline(admin.TabularInline):
     extra = 1
     max_num = SYNONYMS_MAX
     classes = ["catalog-compact"]
+
+
+class FruitRelationInline(admin.TabularInline):
+    """What the fruit is to other varieties (mother, father, sport of...), checked as a whole."""
+
+    model = FruitRelation
+    fk_name = "fruit"
+    form = RelationForm
+    formset = RelationFormSet
+    fields = ["kind", "other", "name", "note", "position"]
+    autocomplete_fields = ["other"]
+    verbose_name = "relation"
+    verbose_name_plural = "relations (parentage, sports, seedlings, confusions)"
+    extra = 1
+    classes = ["catalog-compact"]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "other":
+            formfield.widget.can_add_related = False
+            formfield.widget.can_change_related = False
+            formfield.widget.can_delete_related = False
+            formfield.widget.can_view_related = False
+        return formfield
 
 
 class FruitImageInline(ThumbnailedImageInline):
@@ -123,7 +149,7 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
     paginator = ScalablePaginator
     fields = ["catalog_number", "name", "type", "more_images", "created_at", "updated_at"]
     readonly_fields = ["created_at", "updated_at"]
-    inlines = [FruitSynonymInline, FruitImageInline]
+    inlines = [FruitSynonymInline, FruitRelationInline, FruitImageInline]
     change_list_template = "admin/catalog/fruit/change_list.html"
     actions = ["export_csv"]
 

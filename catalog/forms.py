@@ -3,9 +3,9 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitSynonym, NameKind
+from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitRelation, FruitSynonym, NameKind
 from catalog.services import fruit_set_names, next_catalog_number
-from catalog.validators import clean_names
+from catalog.validators import clean_names, clean_relations
 from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
 from fruitcatalog.blobs.uploads import (
     apply_image_upload,
@@ -248,3 +248,52 @@ class FruitImageFormSet(forms.BaseInlineFormSet):
             if getattr(form, "cleaned_data", {}).get("card_image")
             and not self._should_delete_form(form)
         ]
+
+
+class RelationForm(forms.ModelForm):
+    """One relation: to a fruit of the catalog (picked) or to a variety by name."""
+
+    class Meta:
+        model = FruitRelation
+        fields = ["kind", "other", "name", "note", "position"]
+        widgets = {
+            "name": forms.TextInput(attrs={"size": 18}),
+            "note": forms.TextInput(attrs={"size": 18}),
+            "position": forms.NumberInput(attrs={"style": "width: 5em"}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["name"].required = False  # a picked fruit gives its own
+        self.fields["position"].required = False
+
+
+class RelationFormSet(forms.BaseInlineFormSet):
+    """The fruit's relations, checked as a whole as the API checks them (`clean_relations`)."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        kept = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or self._should_delete_form(form) or not data.get("kind"):
+                continue
+            other = data.get("other")
+            record = {
+                "kind": data["kind"],
+                "fruit_id": other.pk if other else None,
+                "name": None if other else data.get("name", ""),
+                "note": data.get("note", ""),
+            }
+            kept.append((form, record))
+        try:
+            cleaned = clean_relations([r for _, r in kept], fruit_id=self.instance.pk)
+        except ValidationError as error:
+            raise ValidationError(error.messages) from None
+        for (form, _), record in zip(kept, cleaned, strict=True):
+            form.instance.name = record["name"]
+            form.instance.note = record["note"]
+            if form.cleaned_data.get("position") is None:
+                form.instance.position = 0

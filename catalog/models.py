@@ -88,6 +88,25 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
             card_thumbnail_height=Subquery(card.values(v=thumbnail_endpoint_side("height"))[:1]),
         )
 
+    def with_relations(self):
+        """Prefetch the relations (with the related fruits' names) and what others say of it:
+        two queries for any number of fruits."""
+        names = ["id", "name", "catalog_number"]
+        return self.prefetch_related(
+            Prefetch(
+                "relations",
+                queryset=FruitRelation.objects.select_related("other").only(
+                    "fruit_id", "kind", "name", "note", "position", *(f"other__{n}" for n in names)
+                ),
+            ),
+            Prefetch(
+                "related_relations",
+                queryset=FruitRelation.objects.select_related("fruit")
+                .only("other_id", "kind", *(f"fruit__{n}" for n in names))
+                .order_by("kind", F("fruit__catalog_number").asc(nulls_last=True), "fruit_id"),
+            ),
+        )
+
     def with_card_alt_text(self):
         """Annotate `card_alt_text` and `card_role`: what the card image shows, as curators
         wrote it, and its role (`Fruit.card_alt`). For pages that show the picture."""
@@ -218,6 +237,59 @@ class Fruit(models.Model):
             return None
         path = reverse("fruit-image-thumbnail", kwargs={"id": self.pk, "imageId": image_id})
         return ImageSource(versioned(path, sha256), width, height)
+
+    @property
+    def relation_records(self) -> list[dict]:
+        """The fruit's relations as the API reads them (`with_relations()`, else a query)."""
+        return [relation.as_record() for relation in self.relations.all()]
+
+    @property
+    def related_records(self) -> list[dict]:
+        """Other fruits' relations to this one, seen from here (`with_relations()`)."""
+        return [
+            {
+                "kind": RELATED_KIND[relation.kind],
+                "fruit": {
+                    "id": relation.fruit.pk,
+                    "name": relation.fruit.name,
+                    "catalog_number": relation.fruit.catalog_number,
+                },
+            }
+            for relation in self.related_relations.all()
+        ]
+
+    @property
+    def relation_groups(self) -> list[tuple[str, list[dict], str]]:
+        """The relations as a page shows them: (label, varieties, joiner), in a reader's order.
+
+        Parentage reads "Mother x Father" (with the multiplication sign); a variety in the
+        catalog carries its `url`.
+        """
+
+        def entry(fruit, name):
+            url = fruit.get_absolute_url() if fruit is not None else None
+            return {"name": fruit.name if fruit is not None else name, "url": url}
+
+        own = {kind: [] for kind in RelationKind.values}
+        for relation in self.relations.all():
+            own[relation.kind].append(entry(relation.other, relation.name))
+        said = {"child": [], "sport": [], "seedling": [], "confused_with": []}
+        for relation in self.related_relations.all():
+            said[RELATED_KIND[relation.kind]].append(entry(relation.fruit, relation.fruit.name))
+        parents = own["mother"] + own["father"] + own["parent"]
+        confused = own["confused_with"] + [
+            item for item in said["confused_with"] if item not in own["confused_with"]
+        ]
+        groups = [
+            ("Parentage", parents, " \N{MULTIPLICATION SIGN} "),
+            ("Sport of", own["sport_of"], ", "),
+            ("Seedling of", own["seedling_of"], ", "),
+            ("Sports", said["sport"], ", "),
+            ("Seedlings", said["seedling"], ", "),
+            ("Offspring", said["child"], ", "),
+            ("Often confused with", confused, ", "),
+        ]
+        return [group for group in groups if group[1]]
 
     @property
     def card_alt(self) -> str:
@@ -419,6 +491,93 @@ class FruitSynonym(models.Model):
             "name": self.name,
             "kind": str(self.kind),
             "language": self.language,
+            "note": self.note,
+        }
+
+
+class RelationKind(models.TextChoices):
+    """How a fruit relates to another variety."""
+
+    MOTHER = "mother", "Mother (seed parent)"
+    FATHER = "father", "Father (pollen parent)"
+    PARENT = "parent", "Parent (role unknown)"
+    SPORT_OF = "sport_of", "Sport of"
+    SEEDLING_OF = "seedling_of", "Seedling of"
+    CONFUSED_WITH = "confused_with", "Confused with"
+
+
+# The kinds through which a variety descends from another: none may loop back to the fruit.
+ANCESTRY = frozenset(
+    {
+        RelationKind.MOTHER,
+        RelationKind.FATHER,
+        RelationKind.PARENT,
+        RelationKind.SPORT_OF,
+        RelationKind.SEEDLING_OF,
+    }
+)
+# At most one relation of these kinds per fruit.
+SINGLE_KINDS = frozenset({RelationKind.MOTHER, RelationKind.FATHER, RelationKind.SPORT_OF})
+# What a relation is, seen from the other variety (`related`).
+RELATED_KIND = {
+    RelationKind.MOTHER: "child",
+    RelationKind.FATHER: "child",
+    RelationKind.PARENT: "child",
+    RelationKind.SPORT_OF: "sport",
+    RelationKind.SEEDLING_OF: "seedling",
+    RelationKind.CONFUSED_WITH: "confused_with",
+}
+RELATION_NOTE_MAX = 500
+
+
+class FruitRelation(models.Model):
+    """What a fruit is to another variety: mother, father, parent, sport, seedling, confusion.
+
+    The other is a fruit of the catalog (`other`, whose name `name` keeps) or a variety known
+    by `name` alone. Deleting the other fruit keeps the relation by its name
+    (`catalog.services.fruit_delete`).
+    """
+
+    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="relations")
+    kind = models.CharField(max_length=16, choices=RelationKind.choices)
+    other = models.ForeignKey(
+        Fruit,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="related_relations",
+        help_text="The related fruit, when it is in the catalog.",
+    )
+    name = models.CharField(
+        max_length=200, help_text="Its name (the fruit's own when it is in the catalog)."
+    )
+    note = models.TextField(blank=True, default="", max_length=RELATION_NOTE_MAX)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=RelationKind.values), name="fruitrelation_kind_valid"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="fruitrelation_name_not_empty"),
+            models.CheckConstraint(
+                condition=~Q(other=F("fruit")), name="fruitrelation_not_to_itself"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()}: {self.name}"
+
+    def as_record(self) -> dict:
+        """The relation as the API reads it back."""
+        other = self.other
+        return {
+            "kind": self.kind,
+            "fruit": None
+            if other is None
+            else {"id": other.pk, "name": other.name, "catalog_number": other.catalog_number},
+            "name": other.name if other is not None else self.name,
             "note": self.note,
         }
 

@@ -9,12 +9,23 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
-from catalog.models import CATALOG_NUMBER_MAX, NAME_NOTE_MAX, Fruit, FruitImage, NameKind
+from catalog.models import (
+    CATALOG_NUMBER_MAX,
+    NAME_NOTE_MAX,
+    RELATED_KIND,
+    RELATION_NOTE_MAX,
+    Fruit,
+    FruitImage,
+    NameKind,
+    RelationKind,
+)
 from catalog.validators import (
     ISO_639_1,
+    RELATIONS_MAX,
     SYNONYMS_MAX,
     TEXT_MAX,
     clean_names,
+    clean_relations,
     names_from_synonyms,
 )
 from fruitcatalog.blobs.serializers import (
@@ -238,17 +249,95 @@ class FruitSerializer(TextModelSerializer):
         return attrs
 
 
+class RelatedFruitSerializer(serializers.Serializer):
+    """A fruit of the catalog another relates to."""
+
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    catalog_number = serializers.IntegerField(read_only=True, allow_null=True)
+
+
+class RelationSerializer(serializers.Serializer):
+    """What the fruit is to another variety: by `fruit_id` (in the catalog) or by `name`."""
+
+    kind = serializers.ChoiceField(choices=RelationKind.choices)
+    fruit_id = serializers.IntegerField(
+        write_only=True,
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=ID_MAX,
+        help_text="A fruit of the catalog; or give `name` instead.",
+    )
+    fruit = RelatedFruitSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The related fruit, null when not in the catalog.",
+    )
+    name = TextField(
+        max_length=TEXT_MAX,
+        required=False,
+        allow_blank=True,
+        help_text="A variety not in the catalog (1-200 characters); read: the related name.",
+    )
+    note = TextField(
+        max_length=RELATION_NOTE_MAX, required=False, allow_blank=True, trim_whitespace=True
+    )
+
+
+class RelatedSerializer(serializers.Serializer):
+    """What another fruit says of this one."""
+
+    kind = serializers.ChoiceField(
+        choices=sorted(set(RELATED_KIND.values())),
+        help_text="`child` (of a mother, father or parent), `sport`, `seedling`, `confused_with`.",
+    )
+    fruit = RelatedFruitSerializer()
+
+
 class FruitDetailSerializer(FruitSerializer):
-    """A fruit with the metadata of its images."""
+    """A fruit with the metadata of its images and its relations to other varieties."""
 
     images = ImageInfoSerializer(many=True, read_only=True)
+    relations = BoundedListField(
+        source="relation_records",
+        child=RelationSerializer(),
+        max_length=RELATIONS_MAX,
+        required=False,
+        help_text=(
+            "What the fruit is to other varieties (mother, father, parent, sport_of, "
+            "seedling_of, confused_with); writing the field replaces the set. Refused (400): a "
+            "relation to the fruit itself, more than one mother, father or sport_of, the same "
+            "relation twice, an unknown fruit, a parentage loop."
+        ),
+    )
+    related = serializers.ListField(
+        source="related_records",
+        child=RelatedSerializer(),
+        read_only=True,
+        help_text="What other fruits say of this one: their relations to it, seen from here.",
+    )
 
     class Meta(FruitSerializer.Meta):
-        fields = [*FruitSerializer.Meta.fields, "images"]
+        fields = [*FruitSerializer.Meta.fields, "images", "relations", "related"]
 
     def to_representation(self, instance):
-        """The list's representation (`FruitSerializer`) and the images' metadata."""
+        """The list's representation (`FruitSerializer`), the images' metadata, the relations."""
         representation = super().to_representation(instance)
         images = self.fields["images"]
         representation["images"] = images.to_representation(images.get_attribute(instance))
+        representation["relations"] = instance.relation_records
+        representation["related"] = instance.related_records
         return representation
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if "relation_records" in attrs:
+            fruit_id = self.instance.pk if self.instance is not None else None
+            try:
+                attrs["relations"] = clean_relations(
+                    [dict(record) for record in attrs.pop("relation_records")], fruit_id=fruit_id
+                )
+            except DjangoValidationError as error:
+                raise serializers.ValidationError({"relations": error.messages}) from None
+        return attrs

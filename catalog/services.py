@@ -9,6 +9,7 @@ from catalog.models import (
     CatalogNumberMark,
     Fruit,
     FruitImage,
+    FruitRelation,
     FruitSynonym,
 )
 from fruitcatalog.db.locks import lock_row
@@ -51,6 +52,22 @@ def assign_catalog_number() -> int:
     return number
 
 
+def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
+    """Replace the fruit's relations with `relations` (records checked by `clean_relations`)."""
+    FruitRelation.objects.filter(fruit=fruit).delete()
+    FruitRelation.objects.bulk_create(
+        FruitRelation(
+            fruit=fruit,
+            kind=record["kind"],
+            other_id=record["other_id"],
+            name=record["name"],
+            note=record["note"],
+            position=index,
+        )
+        for index, record in enumerate(relations)
+    )
+
+
 def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     """Replace the fruit's other names with `names` (records checked by `clean_names`), in order."""
     FruitSynonym.objects.filter(fruit=fruit).delete()
@@ -69,7 +86,13 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
 
 
-def fruit_save(*, fruit: Fruit, names: list[dict] | None = None, card_image_id=UNCHANGED) -> Fruit:
+def fruit_save(
+    *,
+    fruit: Fruit,
+    names: list[dict] | None = None,
+    relations: list[dict] | None = None,
+    card_image_id=UNCHANGED,
+) -> Fruit:
     """Store a new or changed fruit; an empty catalog number gets the next, never used before.
 
     Assignments are serialised (`lock_catalog_numbers`). A changed fruit is locked first and
@@ -89,6 +112,8 @@ def fruit_save(*, fruit: Fruit, names: list[dict] | None = None, card_image_id=U
                 fruit.save(force_insert=adding, force_update=not adding)
                 if names is not None:
                     fruit_set_names(fruit=fruit, names=names)
+                if relations is not None:
+                    fruit_set_relations(fruit=fruit, relations=relations)
                 if card_image_id is not UNCHANGED:
                     _set_card_image(fruit_id=fruit.pk, image_id=card_image_id)
                 fruit.refresh_search_text(
@@ -104,18 +129,36 @@ def fruit_save(*, fruit: Fruit, names: list[dict] | None = None, card_image_id=U
     raise AssertionError("unreachable")
 
 
-def fruit_create(*, names: list[dict] | None = None, card_image_id=UNCHANGED, **fields) -> Fruit:
-    """Create a fruit with its names (a new fruit has no image to choose: only None passes)."""
-    return fruit_save(fruit=Fruit(**fields), names=names or [], card_image_id=card_image_id)
+def fruit_create(
+    *,
+    names: list[dict] | None = None,
+    relations: list[dict] | None = None,
+    card_image_id=UNCHANGED,
+    **fields,
+) -> Fruit:
+    """Create a fruit with its names and relations (a new fruit has no image to choose: only
+    None passes)."""
+    return fruit_save(
+        fruit=Fruit(**fields),
+        names=names or [],
+        relations=relations or [],
+        card_image_id=card_image_id,
+    )
 
 
 def fruit_update(
-    *, fruit: Fruit, names: list[dict] | None = None, card_image_id=UNCHANGED, **fields
+    *,
+    fruit: Fruit,
+    names: list[dict] | None = None,
+    relations: list[dict] | None = None,
+    card_image_id=UNCHANGED,
+    **fields,
 ) -> Fruit:
-    """Update a fruit's fields and, when given, replace its names and choose its card image."""
+    """Update a fruit's fields and, when given, replace its names and relations and choose its
+    card image."""
     for name, value in fields.items():
         setattr(fruit, name, value)
-    return fruit_save(fruit=fruit, names=names, card_image_id=card_image_id)
+    return fruit_save(fruit=fruit, names=names, relations=relations, card_image_id=card_image_id)
 
 
 def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:
@@ -153,4 +196,6 @@ def fruit_delete(*, fruit: Fruit) -> None:
     `ProtectedError` (a 409). Raises `Fruit.DoesNotExist` when it is already gone.
     """
     lock_row(Fruit, fruit.pk, for_delete=True)
+    # What other fruits say of it stays, by the name it has now.
+    FruitRelation.objects.filter(other=fruit).update(name=fruit.name, other=None)
     fruit.delete()

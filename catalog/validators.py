@@ -3,10 +3,19 @@
 from django.core.exceptions import ValidationError
 
 from catalog.languages import ISO_639_1
-from catalog.models import NAME_NOTE_MAX, NameKind
+from catalog.models import (
+    ANCESTRY,
+    NAME_NOTE_MAX,
+    RELATION_NOTE_MAX,
+    SINGLE_KINDS,
+    Fruit,
+    FruitRelation,
+    NameKind,
+)
 from fruitcatalog.db.search import name_key
 
 SYNONYMS_MAX = 100
+RELATIONS_MAX = 100
 TEXT_MAX = 200
 
 
@@ -67,3 +76,66 @@ def clean_synonyms(names: list[str], *, fruit_name: str) -> list[str]:
     """Trim synonym strings and check them as `clean_names` does."""
     records = clean_names([{"name": name} for name in names], fruit_name=fruit_name)
     return [record["name"] for record in records]
+
+
+def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
+    """Check a fruit's relations as a whole; return them with the related fruits' names.
+
+    Each is `kind`, exactly one of `fruit_id` (a fruit of the catalog) and `name` (1 to 200
+    characters), and `note` (at most 500). Refused: a relation to the fruit itself, more than
+    one mother, father or `sport_of`, the same relation twice, an unknown fruit, and a parentage
+    loop (the fruit would become its own ancestor).
+    """
+    if len(records) > RELATIONS_MAX:
+        raise ValidationError(f"Ensure this field has no more than {RELATIONS_MAX} elements.")
+    ids = {record["fruit_id"] for record in records if record.get("fruit_id") is not None}
+    names = dict(Fruit.objects.filter(pk__in=ids).values_list("pk", "name"))
+    cleaned, seen, counts = [], set(), {}
+    for record in records:
+        kind, other, text = record["kind"], record.get("fruit_id"), (record.get("name") or "")
+        text = text.strip()
+        if (other is None) == (not text):
+            raise ValidationError("Give a relation either `fruit_id` or `name`, not both.")
+        if other is not None:
+            if fruit_id is not None and other == fruit_id:
+                raise ValidationError("A fruit cannot be related to itself.")
+            if other not in names:
+                raise ValidationError(f"There is no fruit {other}.")
+            text = names[other]
+        elif len(text) > TEXT_MAX:
+            raise ValidationError(f"A related name has at most {TEXT_MAX} characters.")
+        note = (record.get("note") or "").strip()
+        if len(note) > RELATION_NOTE_MAX:
+            raise ValidationError(f"A relation's note has at most {RELATION_NOTE_MAX} characters.")
+        key = (kind, other if other is not None else name_key(text))
+        if key in seen:
+            raise ValidationError(f"The relation {kind} {text!r} is given twice.")
+        seen.add(key)
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind in SINGLE_KINDS and counts[kind] > 1:
+            raise ValidationError(f"A fruit has one `{kind}` at most.")
+        cleaned.append({"kind": str(kind), "other_id": other, "name": text, "note": note})
+    if fruit_id is not None:
+        ancestors = [r["other_id"] for r in cleaned if r["kind"] in ANCESTRY and r["other_id"]]
+        if descends_from(ancestors, fruit_id):
+            raise ValidationError("A parentage loop: the fruit would become its own ancestor.")
+    return cleaned
+
+
+def descends_from(starts: list[int], ancestor: int, limit: int = 10_000) -> bool:
+    """Whether `ancestor` is among `starts` or their ancestors (mother, father, parent,
+    `sport_of`, `seedling_of`): one query per generation, at most `limit` fruits visited."""
+    seen, frontier = set(), set(starts)
+    while frontier and len(seen) < limit:
+        if ancestor in frontier:
+            return True
+        seen |= frontier
+        frontier = (
+            set(
+                FruitRelation.objects.filter(
+                    fruit_id__in=frontier, kind__in=ANCESTRY, other__isnull=False
+                ).values_list("other_id", flat=True)
+            )
+            - seen
+        )
+    return False

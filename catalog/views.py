@@ -108,7 +108,7 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     def get_queryset(self):
         queryset = super().get_queryset()
         if self.action != "list":
-            queryset = queryset.with_images()
+            queryset = queryset.with_images().with_relations()
         return queryset
 
     def get_serializer_class(self):

@@ -21,7 +21,8 @@ from publications.models import Publication, PublicationFruit, PublicationFruitI
 @require_safe
 def fruit_page(request, pk: int):
     """One fruit: its images, synonyms, and each publication describing it with PDF and images."""
-    fruit = _get_or_none(Fruit.objects.with_list_data().with_images().defer("search_text"), pk=pk)
+    fruits = Fruit.objects.with_list_data().with_images().with_relations().defer("search_text")
+    fruit = _get_or_none(fruits, pk=pk)
     if fruit is None:
         return not_found(request, message="The catalog has no fruit with this number.")
     links = (

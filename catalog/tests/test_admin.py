@@ -54,6 +54,7 @@ def fruit_form_data(
             if field == "DELETE" and not value:
                 continue
             data[f"synonyms-{index}-{field}"] = value
+    data |= management_form("relations", total=0, initial=0)
     data |= management_form(
         "images", total=len(existing_images) + len(uploads), initial=len(existing_images)
     )
@@ -930,3 +931,33 @@ def test_a_bad_file_among_several_is_a_form_error_and_none_is_stored(admin_clien
     assert response.status_code == 200
     assert "bad.png:" in form_errors(response)
     assert not FruitImage.objects.exists()
+
+
+def test_the_change_page_edits_relations_checked_as_the_api_checks_them(
+    admin_client, fruit_factory
+):
+    jonagold = fruit_factory(name="Jonagold", catalog_number=1)
+    golden = fruit_factory(name="Golden Delicious", catalog_number=2)
+    data = fruit_form_data(name="Jonagold", catalog_number=1)
+    data |= management_form("relations", total=2, initial=0)
+    data |= {
+        "relations-0-kind": "mother",
+        "relations-0-other": golden.pk,
+        "relations-1-kind": "father",
+        "relations-1-name": "Jonathan",
+        "relations-1-note": "crossed 1943",
+    }
+    response = admin_client.post(fruit_change_url(jonagold), data)
+    assert response.status_code == 302, form_errors(response)
+    assert list(jonagold.relations.values_list("kind", "other_id", "name", "note")) == [
+        ("mother", golden.pk, "Golden Delicious", ""),
+        ("father", None, "Jonathan", "crossed 1943"),
+    ]
+    # Golden Delicious a child of Jonagold: a loop, refused as on the API.
+    data = fruit_form_data(name="Golden Delicious", catalog_number=2)
+    data |= management_form("relations", total=1, initial=0)
+    data |= {"relations-0-kind": "seedling_of", "relations-0-other": jonagold.pk}
+    response = admin_client.post(fruit_change_url(golden), data)
+    assert response.status_code == 200
+    assert "parentage loop" in form_errors(response)
+    assert not golden.relations.exists()

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw, ImageFilter
 
 from catalog.models import Fruit, FruitImage, FruitType
-from catalog.services import fruit_create
-from catalog.validators import clean_names
+from catalog.services import fruit_create, fruit_update
+from catalog.validators import clean_names, clean_relations
 from fruitcatalog.blobs.rights import License
 
 BACKGROUND = (246, 243, 236)  # a plain light paper tone: the thumbnail crop finds the fruit on it
@@ -358,6 +358,44 @@ def draw_fruit(fruit: DemoFruit, background=BACKGROUND) -> bytes:
 # --- loading -------------------------------------------------------------------------------------
 
 
+# Real parentage of demo varieties: to another demo fruit, or by name.
+DEMO_RELATIONS = {
+    "Roter Boskoop": [{"kind": "sport_of", "fruit": "Schöner aus Boskoop"}],
+    "Elstar": [
+        {"kind": "mother", "name": "Golden Delicious"},
+        {"kind": "father", "name": "Ingrid Marie"},
+    ],
+    "Topaz": [{"kind": "mother", "name": "Rubin"}, {"kind": "father", "name": "Vanda"}],
+    "Freiherr von Berlepsch": [
+        {"kind": "mother", "name": "Ananasrenette"},
+        {"kind": "father", "name": "Ribston Pepping"},
+    ],
+    "Cox Orange": [{"kind": "seedling_of", "name": "Ribston Pepping"}],
+}
+
+
+def load_demo_relations() -> None:
+    """Give the demo varieties their real parentage, unless they have relations already."""
+    fruits = {
+        fruit.name: fruit for fruit in Fruit.objects.filter(name__in=[d.name for d in DEMO_FRUITS])
+    }
+    for name, relations in DEMO_RELATIONS.items():
+        fruit = fruits.get(name)
+        if fruit is None or fruit.relations.exists():
+            continue
+        records = [
+            {
+                "kind": relation["kind"],
+                "fruit_id": fruits[relation["fruit"]].pk if "fruit" in relation else None,
+                "name": relation.get("name"),
+                "note": "",
+            }
+            for relation in relations
+            if "fruit" not in relation or relation["fruit"] in fruits
+        ]
+        fruit_update(fruit=fruit, relations=clean_relations(records, fruit_id=fruit.pk))
+
+
 def load_demo_fruits(stdout=None) -> tuple[int, int]:
     """Create the demo fruits that do not exist yet (by name), each with a drawn image.
 
@@ -373,9 +411,7 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
         fruit = fruit_create(
             name=demo.name,
             type=demo.type,
-            names=clean_names(
-                [{"name": name} for name in demo.synonyms], fruit_name=demo.name
-            ),
+            names=clean_names([{"name": name} for name in demo.synonyms], fruit_name=demo.name),
         )
         # Through the save hook, like an upload: metadata and thumbnail are computed on save.
         FruitImage.objects.create(
@@ -389,4 +425,5 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
         created += 1
         if stdout is not None:
             stdout.write(f"  {fruit}")
+    load_demo_relations()
     return created, len(existing)

@@ -134,3 +134,18 @@ def test_covers_are_drawn_without_system_fonts_too(monkeypatch):
     cover = Image.open(io.BytesIO(publications_demo.draw_cover(publication, DEMO_FRUITS[0])))
 
     assert cover.size == (600, 850)
+
+
+@pytest.mark.django_db
+def test_demo_data_gives_varieties_their_real_parentage():
+    run()
+    elstar = Fruit.objects.get(name="Elstar")
+    assert list(elstar.relations.values_list("kind", "name")) == [
+        ("mother", "Golden Delicious"),
+        ("father", "Ingrid Marie"),
+    ]
+    red = Fruit.objects.get(name="Roter Boskoop")
+    (sport,) = red.relations.all()
+    assert (sport.kind, sport.other.name) == ("sport_of", "Schöner aus Boskoop")
+    run()  # again: nothing doubled
+    assert elstar.relations.count() == 2

@@ -1,0 +1,156 @@
+"""Which variety is this fruit? A likelihood model over coded characteristics, Django-free.
+
+A person describes a fruit by answering questions (characteristics), each with one state, or
+several when they hesitate. Every answer may be wrong: with probability `ERROR[reliability]`
+the person reports another state than the fruit shows, a neighbouring one more often on an
+ordered (ordinal) scale. A fruit that shows several states (medium to large) is as likely to be
+seen in any of them; a fruit without a value for a characteristic is neutral (every state as
+likely). A candidate's `score` is its posterior share with equal priors: the product of its
+answers' likelihoods over the sum of all candidates' products. No answer excludes a fruit.
+
+`next_questions` picks the unanswered characteristics whose answer would tell the candidates
+apart best: the largest expected drop in the entropy of their scores (information gain).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+# How often an answer is wrong, by how far people can be trusted on a characteristic: over
+# colour varies with sun and season (low); the shape of the eye basin does not (high).
+ERROR = {"high": 0.05, "medium": 0.15, "low": 0.30}
+NEIGHBOUR_WEIGHT = 4.0  # a wrong answer on an ordinal scale lands next door this much more often
+
+MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
+
+
+@dataclass(frozen=True)
+class Characteristic:
+    """A question: its states' values (in order for an ordinal scale) and how far answers to it
+    can be trusted."""
+
+    code: str
+    states: tuple[int, ...]
+    ordinal: bool = True
+    reliability: str = "medium"
+
+    def neighbours(self, value: int) -> frozenset[int]:
+        """The states next to `value` on an ordinal scale (none on a nominal one)."""
+        if not self.ordinal or value not in self.states:
+            return frozenset()
+        ordered = sorted(self.states)
+        index = ordered.index(value)
+        return frozenset(ordered[max(0, index - 1) : index] + ordered[index + 1 : index + 2])
+
+    def report_probability(self, reported: int, shown: int) -> float:
+        """P(the person reports `reported` | the fruit shows `shown`)."""
+        error = ERROR[self.reliability]
+        if reported == shown:
+            return 1.0 - error
+        others = [state for state in self.states if state != shown]
+        near = self.neighbours(shown)
+        weights = {state: (NEIGHBOUR_WEIGHT if state in near else 1.0) for state in others}
+        return error * weights.get(reported, 0.0) / sum(weights.values())
+
+
+def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> float:
+    """P(the answer | the fruit's values): the answer's states are alternatives the person
+    hesitates between (their probabilities add up); the fruit's values are equally likely to be
+    what is seen (their probabilities average). Without values, every state is as likely."""
+    answer = frozenset(answer)
+    shown = list(values) if values else list(char.states)
+    total = sum(
+        sum(char.report_probability(reported, state) for reported in answer) for state in shown
+    )
+    return total / len(shown)
+
+
+def classify(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> str:
+    """How an answer meets a fruit: it shares a value (match), misses it by one ordinal step
+    (near), misses (mismatch), or the fruit has no value (unknown)."""
+    if not values:
+        return UNKNOWN
+    answer, values = frozenset(answer), frozenset(values)
+    if answer & values:
+        return MATCH
+    if any(char.neighbours(value) & answer for value in values):
+        return NEAR
+    return MISMATCH
+
+
+def rank(
+    characteristics: Mapping[str, Characteristic],
+    answers: Mapping[str, Iterable[int]],
+    fruits: Mapping[int, Mapping[str, Iterable[int]]],
+) -> list[tuple[int, float]]:
+    """(fruit, score) for every fruit, best first; ties keep the order of `fruits`.
+
+    `fruits` maps a fruit to its values by characteristic code; the scores sum to 1.
+    """
+    logs = []
+    for order, (fruit, values) in enumerate(fruits.items()):
+        total = 0.0
+        for code, answer in answers.items():
+            total += math.log(likelihood(characteristics[code], answer, values.get(code)))
+        logs.append((total, order, fruit))
+    if not logs:
+        return []
+    top = max(total for total, _, _ in logs)
+    weights = [(math.exp(total - top), order, fruit) for total, order, fruit in logs]
+    norm = sum(weight for weight, _, _ in weights)
+    ranked = sorted(weights, key=lambda item: (-item[0], item[1]))
+    return [(fruit, weight / norm) for weight, _, fruit in ranked]
+
+
+def entropy(probabilities: Iterable[float]) -> float:
+    return -sum(p * math.log(p) for p in probabilities if p > 0)
+
+
+def information_gain(
+    char: Characteristic,
+    scores: Mapping[int, float],
+    fruits: Mapping[int, Mapping[str, Iterable[int]]],
+) -> float:
+    """How much asking `char` is expected to lower the entropy of the candidates' scores."""
+    total = sum(scores.values())
+    if total <= 0:
+        return 0.0
+    prior = {fruit: score / total for fruit, score in scores.items()}
+    before = entropy(prior.values())
+    expected_after = 0.0
+    for state in char.states:
+        joint = {
+            fruit: p * likelihood(char, (state,), fruits[fruit].get(char.code))
+            for fruit, p in prior.items()
+        }
+        p_answer = sum(joint.values())
+        if p_answer > 0:
+            expected_after += p_answer * entropy(value / p_answer for value in joint.values())
+    return before - expected_after
+
+
+def next_questions(
+    characteristics: Mapping[str, Characteristic],
+    answered: Iterable[str],
+    scores: Mapping[int, float],
+    fruits: Mapping[int, Mapping[str, Iterable[int]]],
+    limit: int = 3,
+) -> list[tuple[str, float]]:
+    """Up to `limit` unanswered characteristics that best separate the candidates in `scores`,
+    best first, with their expected information gain. One on which the candidates all share one
+    state, or have no value, separates nothing and is never proposed."""
+    answered = set(answered)
+    found = []
+    for order, (code, char) in enumerate(characteristics.items()):
+        if code in answered:
+            continue
+        states = set().union(*(fruits[fruit].get(code) or () for fruit in scores))
+        if len(states) < 2:  # all share one state, or none has a value
+            continue
+        gain = information_gain(char, scores, fruits)
+        if gain > 1e-9:
+            found.append((gain, order, code))
+    found.sort(key=lambda item: (-item[0], item[1]))
+    return [(code, gain) for gain, _, code in found[:limit]]

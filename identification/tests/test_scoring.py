@@ -1,0 +1,99 @@
+"""The identification's scoring: the contract's ranking rules, on the pure module."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from identification import scoring
+from identification.scoring import Characteristic, classify, likelihood, next_questions, rank
+
+SIZE = Characteristic("fruit_size", (1, 3, 5, 7, 9), ordinal=True, reliability="high")
+OVER = Characteristic("over_colour", (1, 2, 3, 4), ordinal=False, reliability="low")
+RUSSET = Characteristic("russet", (1, 3, 5, 7, 9), ordinal=True, reliability="high")
+STALK = Characteristic("stalk_length", (3, 5, 7), ordinal=True, reliability="medium")
+CHARS = {c.code: c for c in (SIZE, OVER, RUSSET, STALK)}
+
+
+def order(answers, fruits):
+    return [fruit for fruit, _ in rank(CHARS, answers, fruits)]
+
+
+def test_a_match_ranks_above_a_near_miss_which_ranks_above_a_mismatch():
+    fruits = {"far": {"fruit_size": {1}}, "near": {"fruit_size": {5}}, "match": {"fruit_size": {7}}}
+    assert order({"fruit_size": {7}}, fruits) == ["match", "near", "far"]
+    assert [classify(SIZE, {7}, fruits[f]["fruit_size"]) for f in ("match", "near", "far")] == [
+        "match",
+        "near",
+        "mismatch",
+    ]
+
+
+def test_a_mismatch_where_answers_are_unreliable_costs_less():
+    fruits = {
+        "misses_reliable": {"fruit_size": {1}, "over_colour": {2}},
+        "misses_unreliable": {"fruit_size": {7}, "over_colour": {3}},
+    }
+    answers = {"fruit_size": {7}, "over_colour": {2}}
+    assert order(answers, fruits) == ["misses_unreliable", "misses_reliable"]
+
+
+def test_no_answer_excludes_a_fruit_and_the_scores_share_the_evidence():
+    fruits = {1: {"fruit_size": {1}, "russet": {9}}, 2: {"fruit_size": {9}, "russet": {1}}}
+    ranked = rank(CHARS, {"fruit_size": {9}, "russet": {9}}, fruits)
+    assert len(ranked) == 2 and all(score > 0 for _, score in ranked)
+    assert sum(score for _, score in ranked) == pytest.approx(1.0)
+    assert [score for _, score in ranked] == sorted((score for _, score in ranked), reverse=True)
+
+
+def test_a_fruit_without_a_value_is_neutral():
+    answer = {5}
+    unknown = likelihood(SIZE, answer, None)
+    known = [likelihood(SIZE, answer, {state}) for state in SIZE.states]
+    assert unknown == pytest.approx(sum(known) / len(known))
+    fruits = {"described": {"fruit_size": {5}}, "silent": {}, "wrong": {"fruit_size": {1}}}
+    assert order({"fruit_size": {5}}, fruits) == ["described", "silent", "wrong"]
+
+
+def test_several_values_spread_a_fruits_likelihood_and_several_answers_add_up():
+    assert likelihood(SIZE, {7}, {5, 7}) == pytest.approx(
+        (likelihood(SIZE, {7}, {5}) + likelihood(SIZE, {7}, {7})) / 2
+    )
+    assert likelihood(SIZE, {5, 7}, {7}) > likelihood(SIZE, {7}, {7})
+    fruits = {
+        "one": {"fruit_size": {7}},
+        "range": {"fruit_size": {5, 7}},
+        "other": {"fruit_size": {1}},
+    }
+    assert order({"fruit_size": {5, 7}}, fruits)[-1] == "other"
+
+
+def test_ties_keep_the_order_given():
+    fruits = {10: {"fruit_size": {5}}, 3: {"fruit_size": {5}}, 7: {"fruit_size": {5}}}
+    assert order({"fruit_size": {5}}, fruits) == [10, 3, 7]
+
+
+def test_the_next_question_is_the_one_that_separates_the_candidates():
+    fruits = {
+        1: {"fruit_size": {5}, "russet": {1}, "stalk_length": {5}},
+        2: {"fruit_size": {5}, "russet": {9}, "stalk_length": {5}},
+        3: {"fruit_size": {5}, "russet": {5}, "stalk_length": {7}},
+    }
+    scores = dict(rank(CHARS, {}, fruits))
+    proposed = next_questions(CHARS, answered=[], scores=scores, fruits=fruits)
+    assert [code for code, _ in proposed] == ["russet", "stalk_length"]
+    # Shared by all (fruit_size) or known of none (over_colour): never proposed.
+    assert next_questions(CHARS, ["russet", "stalk_length"], scores, fruits) == []
+
+
+def test_the_scoring_knows_no_django():
+    tree = ast.parse(Path(scoring.__file__).read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert imported <= {"__future__", "math", "collections", "dataclasses"}

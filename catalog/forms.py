@@ -4,7 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitRelation, FruitSynonym, NameKind
-from catalog.services import fruit_set_names, next_catalog_number
+from catalog.services import fruit_set_names, fruit_set_relations, next_catalog_number
 from catalog.validators import clean_names, clean_relations
 from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
 from fruitcatalog.blobs.uploads import (
@@ -276,7 +276,7 @@ class RelationFormSet(forms.BaseInlineFormSet):
         if any(self.errors):
             return
         kept = []
-        for form in self.forms:
+        for index, form in enumerate(self.forms):
             data = getattr(form, "cleaned_data", None)
             if not data or self._should_delete_form(form) or not data.get("kind"):
                 continue
@@ -287,13 +287,25 @@ class RelationFormSet(forms.BaseInlineFormSet):
                 "name": None if other else data.get("name", ""),
                 "note": data.get("note", ""),
             }
-            kept.append((form, record))
+            position = data.get("position")
+            kept.append((position is None, position or 0, index, record))
+        kept.sort(key=lambda entry: entry[:3])
         try:
-            cleaned = clean_relations([r for _, r in kept], fruit_id=self.instance.pk)
+            self.relation_records = clean_relations(
+                [record for *_, record in kept], fruit_id=self.instance.pk
+            )
         except ValidationError as error:
             raise ValidationError(error.messages) from None
-        for (form, _), record in zip(kept, cleaned, strict=True):
-            form.instance.name = record["name"]
-            form.instance.note = record["note"]
-            if form.cleaned_data.get("position") is None:
-                form.instance.position = 0
+
+    def save(self, commit=True):
+        """Replace the fruit's relations through the service, as the API does; record what
+        changed for the admin's history (`new_objects`, `changed_objects`, `deleted_objects`)."""
+        self.saved_forms = []
+        if not self.has_changed():
+            self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
+            return []
+        before = list(FruitRelation.objects.filter(fruit=self.instance))
+        fruit_set_relations(fruit=self.instance, relations=self.relation_records)
+        after = list(FruitRelation.objects.filter(fruit=self.instance))
+        self.new_objects, self.changed_objects, self.deleted_objects = after, [], before
+        return after

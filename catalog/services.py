@@ -5,6 +5,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from catalog.models import (
+    ANCESTRY,
     CATALOG_NUMBER_MAX,
     CatalogNumberMark,
     Fruit,
@@ -12,6 +13,7 @@ from catalog.models import (
     FruitRelation,
     FruitSynonym,
 )
+from catalog.validators import LOOP_MESSAGE, descends_from
 from fruitcatalog.db.locks import lock_row
 from fruitcatalog.db.search import name_key
 
@@ -34,6 +36,18 @@ def lock_catalog_numbers() -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CATALOG_NUMBER_LOCK])
 
 
+# Writes of descent (mother, father, parent, sport_of, seedling_of) take this lock, so two
+# fruits cannot become each other's ancestors at once; SQLite serialises writers anyway.
+DESCENT_LOCK = 0x44_45_53_43  # "DESC"
+
+
+def lock_descent() -> None:
+    """Take the transaction-scoped lock under which descent is written (PostgreSQL)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [DESCENT_LOCK])
+
+
 def next_catalog_number() -> int:
     """One more than every number assigned automatically so far and every number held now."""
     held = Fruit.objects.aggregate(highest=Max("catalog_number"))["highest"] or 0
@@ -53,7 +67,31 @@ def assign_catalog_number() -> int:
 
 
 def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
-    """Replace the fruit's relations with `relations` (records checked by `clean_relations`)."""
+    """Replace the fruit's relations with `relations` (records checked by `clean_relations`).
+
+    Call it in the transaction that holds the fruit's lock. The related fruits are locked too: a
+    fruit deleted since the check is kept by its name, as its deletion keeps what others say of
+    it. Writes of descent are serialised and the loop check is made again under that lock, so
+    two fruits cannot become each other's ancestors at once (`ValidationError` on `relations`).
+    """
+    ids = sorted({record["other_id"] for record in relations if record["other_id"] is not None})
+    present = set(
+        Fruit.objects.select_for_update()
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    relations = [
+        record
+        if record["other_id"] in present or record["other_id"] is None
+        else {**record, "other_id": None}
+        for record in relations
+    ]
+    ancestors = [r["other_id"] for r in relations if r["kind"] in ANCESTRY and r["other_id"]]
+    if ancestors:
+        lock_descent()
+        if descends_from(ancestors, fruit.pk):
+            raise ValidationError({"relations": [LOOP_MESSAGE]})
     FruitRelation.objects.filter(fruit=fruit).delete()
     FruitRelation.objects.bulk_create(
         FruitRelation(
@@ -196,6 +234,7 @@ def fruit_delete(*, fruit: Fruit) -> None:
     `ProtectedError` (a 409). Raises `Fruit.DoesNotExist` when it is already gone.
     """
     lock_row(Fruit, fruit.pk, for_delete=True)
-    # What other fruits say of it stays, by the name it has now.
-    FruitRelation.objects.filter(other=fruit).update(name=fruit.name, other=None)
+    # What other fruits say of it stays, by the name it has now (read under the lock).
+    name = Fruit.objects.filter(pk=fruit.pk).values_list("name", flat=True).get()
+    FruitRelation.objects.filter(other=fruit).update(name=name, other=None)
     fruit.delete()

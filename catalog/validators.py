@@ -16,6 +16,7 @@ from fruitcatalog.db.search import name_key
 
 SYNONYMS_MAX = 100
 RELATIONS_MAX = 100
+LOOP_MESSAGE = "A parentage loop: the fruit would become its own ancestor."
 TEXT_MAX = 200
 
 
@@ -107,7 +108,7 @@ def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
         note = (record.get("note") or "").strip()
         if len(note) > RELATION_NOTE_MAX:
             raise ValidationError(f"A relation's note has at most {RELATION_NOTE_MAX} characters.")
-        key = (kind, other if other is not None else name_key(text))
+        key = (kind, name_key(text))  # a fruit and its name are the same variety
         if key in seen:
             raise ValidationError(f"The relation {kind} {text!r} is given twice.")
         seen.add(key)

@@ -1,12 +1,15 @@
 """Which variety is this fruit? A likelihood model over coded characteristics, Django-free.
 
 A person describes a fruit by answering questions (characteristics), each with one state, or
-several when they hesitate. Every answer may be wrong: with probability `ERROR[reliability]`
-the person reports another state than the fruit shows, a neighbouring one more often on an
-ordered (ordinal) scale. A fruit that shows several states (medium to large) is as likely to be
-seen in any of them; a fruit without a value for a characteristic is neutral (every state as
-likely). A candidate's `score` is its posterior share with equal priors: the product of its
-answers' likelihoods over the sum of all candidates' products. No answer excludes a fruit.
+several when they hesitate. Every answer may be wrong, as often as `ERROR[reliability]` says.
+Seen against a state the fruit shows, an answer matches (it holds that state), is near (it
+holds an ordinal neighbour) or misses; its likelihood is `1 - error`, `error * NEAR_FACTOR`
+or `error * MISS_FACTOR`, whatever the scale's size, so that the contract's rules hold: a match
+beats a near miss beats a miss, and a miss where answers are unreliable costs less than one
+where they are reliable. A fruit that shows several states (medium to large) is as likely to
+be seen in any of them (their likelihoods average); a fruit without a value is neutral (the
+average over every state). A candidate's `score` is its posterior share with equal priors. No
+answer excludes a fruit.
 
 `next_questions` picks the unanswered characteristics whose answer would tell the candidates
 apart best: the largest expected drop in the entropy of their scores (information gain).
@@ -21,7 +24,8 @@ from dataclasses import dataclass
 # How often an answer is wrong, by how far people can be trusted on a characteristic: over
 # colour varies with sun and season (low); the shape of the eye basin does not (high).
 ERROR = {"high": 0.05, "medium": 0.15, "low": 0.30}
-NEIGHBOUR_WEIGHT = 4.0  # a wrong answer on an ordinal scale lands next door this much more often
+NEAR_FACTOR = 0.5  # a wrong answer lands next door on an ordinal scale more often ...
+MISS_FACTOR = 0.1  # ... than anywhere else
 
 MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
 
@@ -44,27 +48,22 @@ class Characteristic:
         index = ordered.index(value)
         return frozenset(ordered[max(0, index - 1) : index] + ordered[index + 1 : index + 2])
 
-    def report_probability(self, reported: int, shown: int) -> float:
-        """P(the person reports `reported` | the fruit shows `shown`)."""
+    def seen_as(self, answer: frozenset[int], shown: int) -> float:
+        """How likely the answer is when the fruit shows `shown`: by match, near or miss."""
         error = ERROR[self.reliability]
-        if reported == shown:
+        if shown in answer:
             return 1.0 - error
-        others = [state for state in self.states if state != shown]
-        near = self.neighbours(shown)
-        weights = {state: (NEIGHBOUR_WEIGHT if state in near else 1.0) for state in others}
-        return error * weights.get(reported, 0.0) / sum(weights.values())
+        if self.neighbours(shown) & answer:
+            return error * NEAR_FACTOR
+        return error * MISS_FACTOR
 
 
 def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> float:
-    """P(the answer | the fruit's values): the answer's states are alternatives the person
-    hesitates between (their probabilities add up); the fruit's values are equally likely to be
-    what is seen (their probabilities average). Without values, every state is as likely."""
+    """P(the answer | the fruit's values), up to a constant: the average over the states the
+    fruit shows (every state when it has no value) of how likely the answer is for each."""
     answer = frozenset(answer)
-    shown = list(values) if values else list(char.states)
-    total = sum(
-        sum(char.report_probability(reported, state) for reported in answer) for state in shown
-    )
-    return total / len(shown)
+    shown = sorted(set(values)) if values else sorted(set(char.states))
+    return math.fsum(char.seen_as(answer, state) for state in shown) / len(shown)
 
 
 def classify(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> str:
@@ -120,11 +119,15 @@ def information_gain(
     prior = {fruit: score / total for fruit, score in scores.items()}
     before = entropy(prior.values())
     expected_after = 0.0
+    # What each fruit would make a person answer: its likelihoods over the single states.
+    answering = {}
+    for fruit in prior:
+        values = fruits[fruit].get(char.code)
+        weights = {state: likelihood(char, (state,), values) for state in char.states}
+        norm = math.fsum(weights.values())
+        answering[fruit] = {state: weight / norm for state, weight in weights.items()}
     for state in char.states:
-        joint = {
-            fruit: p * likelihood(char, (state,), fruits[fruit].get(char.code))
-            for fruit, p in prior.items()
-        }
+        joint = {fruit: p * answering[fruit][state] for fruit, p in prior.items()}
         p_answer = sum(joint.values())
         if p_answer > 0:
             expected_after += p_answer * entropy(value / p_answer for value in joint.values())

@@ -136,3 +136,69 @@ def test_deleting_a_fruit_keeps_what_others_say_of_it_by_its_name(curator_client
         "name": "Golden Delicious Reinders",
         "note": "",
     }
+
+
+def test_a_fruit_and_its_name_are_the_same_relation(curator_client, apples):
+    jonathan = apples["Jonathan"]
+    response = patch(
+        curator_client,
+        apples["Jonagold"],
+        [{"kind": "parent", "fruit_id": jonathan.pk}, {"kind": "parent", "name": "jonathan"}],
+    )
+    assert response.status_code == 400 and "given twice" in str(response.json())
+
+
+def test_a_related_fruit_deleted_after_the_check_is_kept_by_its_name(apples):
+    from django.db import transaction
+
+    from catalog.services import fruit_set_relations
+    from catalog.validators import clean_relations
+
+    jonagold, golden = apples["Jonagold"], apples["Golden Delicious"]
+    records = clean_relations([{"kind": "mother", "fruit_id": golden.pk}], fruit_id=jonagold.pk)
+    golden.delete()  # between the check and the write
+    with transaction.atomic():
+        fruit_set_relations(fruit=jonagold, relations=records)
+    (relation,) = jonagold.relations.all()
+    assert (relation.other_id, relation.name) == (None, "Golden Delicious")
+
+
+def test_descent_is_checked_again_when_written(apples):
+    from django.core.exceptions import ValidationError
+    from django.db import transaction
+
+    from catalog.services import fruit_set_relations
+    from catalog.validators import clean_relations
+
+    jonagold, golden = apples["Jonagold"], apples["Golden Delicious"]
+    # Both checked before either is written, as two concurrent requests would be.
+    first = clean_relations([{"kind": "mother", "fruit_id": golden.pk}], fruit_id=jonagold.pk)
+    second = clean_relations([{"kind": "mother", "fruit_id": jonagold.pk}], fruit_id=golden.pk)
+    with transaction.atomic():
+        fruit_set_relations(fruit=jonagold, relations=first)
+    with pytest.raises(ValidationError, match="loop"), transaction.atomic():
+        fruit_set_relations(fruit=golden, relations=second)
+    assert not golden.relations.exists()
+
+
+def test_deleting_fruits_in_the_admin_keeps_what_others_say_of_them(admin_client, apples):
+    from django.urls import reverse
+
+    jonagold, golden = apples["Jonagold"], apples["Golden Delicious"]
+    from catalog.services import fruit_update
+    from catalog.validators import clean_relations
+
+    fruit_update(
+        fruit=jonagold,
+        relations=clean_relations(
+            [{"kind": "mother", "fruit_id": golden.pk}], fruit_id=jonagold.pk
+        ),
+    )
+    fruit_update(fruit=golden, name="Golden Delicious Reinders")
+    response = admin_client.post(
+        reverse("admin:catalog_fruit_changelist"),
+        {"action": "delete_selected", "_selected_action": [golden.pk], "post": "yes"},
+    )
+    assert response.status_code == 302
+    (relation,) = jonagold.relations.all()
+    assert (relation.other_id, relation.name) == (None, "Golden Delicious Reinders")

@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_search_quality.py
 	$(BIN)/python bench/bench_scale.py
 	$(BIN)/python bench/bench_bulk.py
+	$(BIN)/python bench/bench_identify_quality.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_slow_clients.py
 

@@ -1,15 +1,17 @@
 """Which variety is this fruit? A likelihood model over coded characteristics, Django-free.
 
 A person describes a fruit by answering questions (characteristics), each with one state, or
-several when they hesitate. Every answer may be wrong, as often as `ERROR[reliability]` says.
+several when they hesitate. Every answer may be far off, as often as `ERROR[reliability]`
+says, and on an ordered scale one step off (a slip), as often as `SLIP[reliability]` says.
 Seen against a state the fruit shows, an answer matches (it holds that state), is near (it
-holds an ordinal neighbour) or misses; its likelihood is `1 - error`, `error * NEAR_FACTOR`
-or `error * MISS_FACTOR`, whatever the scale's size, so that the contract's rules hold: a match
-beats a near miss beats a miss, and a miss where answers are unreliable costs less than one
-where they are reliable. A fruit that shows several states (medium to large) is as likely to
-be seen in any of them (their likelihoods average); a fruit without a value is neutral (the
-average over every state). A candidate's `score` is its posterior share with equal priors. No
-answer excludes a fruit.
+holds an ordinal neighbour) or misses; its likelihood is `1 - error - slip`,
+`slip * NEAR_FACTOR` or `error * MISS_FACTOR`, whatever the scale's size, so that the
+contract's rules hold: a match beats a near miss beats a miss, and a miss where answers are
+unreliable costs less than one where they are reliable. A fruit that shows several states
+(medium to large) is as likely to be seen in any of them (their likelihoods average); a fruit
+without a value is neutral (the average over every state). A candidate's `score` is its
+posterior share with equal priors. No answer excludes a fruit. The rates were tuned with
+`bench/bench_identify_quality.py`.
 
 `next_questions` picks the unanswered characteristics whose answer would tell the candidates
 apart best: the largest expected drop in the entropy of their scores (information gain).
@@ -23,9 +25,12 @@ from dataclasses import dataclass
 
 # How often an answer is wrong, by how far people can be trusted on a characteristic: over
 # colour varies with sun and season (low); the shape of the eye basin does not (high).
-ERROR = {"high": 0.05, "medium": 0.15, "low": 0.30}
-NEAR_FACTOR = 0.5  # a wrong answer lands next door on an ordinal scale more often ...
-MISS_FACTOR = 0.1  # ... than anywhere else
+ERROR = {"high": 0.10, "medium": 0.15, "low": 0.25}  # an answer far off
+# On an ordered scale a person slips one step far more often (a fruit judged "large" that the
+# description calls "medium"): the chance of that, shared by the two neighbours.
+SLIP = {"high": 0.15, "medium": 0.20, "low": 0.25}
+NEAR_FACTOR = 0.5  # of the slip, for one neighbour
+MISS_FACTOR = 0.1  # of the error, for one state far off
 
 MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
 
@@ -51,10 +56,11 @@ class Characteristic:
     def seen_as(self, answer: frozenset[int], shown: int) -> float:
         """How likely the answer is when the fruit shows `shown`: by match, near or miss."""
         error = ERROR[self.reliability]
+        slip = SLIP[self.reliability] if self.ordinal else 0.0
         if shown in answer:
-            return 1.0 - error
+            return 1.0 - error - slip
         if self.neighbours(shown) & answer:
-            return error * NEAR_FACTOR
+            return slip * NEAR_FACTOR
         return error * MISS_FACTOR
 
 

@@ -2,8 +2,8 @@
 
 `catalog/tests/data/varieties.json` holds real varieties with their real other names;
 `search_queries.json` queries as visitors type them, each with the variety it means (or none).
-`test_search_quality.py` asserts the floors on both engines; `Quality.table()` is the table the
-README shows.
+`test_search_quality.py` asserts the floors on both engines (`Quality.table()` in its failure
+message); `bench/bench_search_quality.py` prints the table docs/site.md shows.
 """
 
 import json

@@ -7,12 +7,14 @@ is dated by `last_modified()`: the newest change of what it holds, deletions inc
 
 import csv
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.db.models import Count, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 
 from catalog.models import Deletion, Fruit, FruitImage
+from catalog.serializers import iso_timestamp
 from fruitcatalog.db.deadlines import renew_for_next_step
 
 CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]
@@ -73,8 +75,17 @@ def in_chunks(queryset, size: int = CHUNK) -> Iterator[list]:
 
 
 def iso(moment: datetime) -> str:
-    """An instant as ISO 8601 in UTC ("2026-11-27T01:46:00.123456Z")."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    """An instant as ISO 8601 in UTC ("2026-11-27T01:46:00.123456Z"), as the API writes it."""
+    return iso_timestamp(moment, None)
+
+
+def fruit_page_url(request) -> Callable[[int], str]:
+    """`url(id)`: the absolute URL of a fruit's public page, built once and filled per row
+    (no `reverse()` for each of a million rows)."""
+    marker = 987654321
+    template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
+    head, tail = template.split(str(marker))
+    return lambda pk: f"{head}{pk}{tail}"
 
 
 def with_export_data(queryset):

@@ -111,6 +111,20 @@ class FruitAdminForm(forms.ModelForm):
         return number
 
 
+def kept_in_position_order(formset, *, filled: str, record) -> list[dict]:
+    """The records (`record(cleaned_data)`) of an inline formset's rows that are kept (not
+    deleted, `filled` given), by their `position`; rows without one last, as on the page."""
+    kept = []
+    for index, form in enumerate(formset.forms):
+        data = getattr(form, "cleaned_data", None)
+        if not data or formset._should_delete_form(form) or not data.get(filled):
+            continue
+        position = data.get("position")
+        kept.append((position is None, position or 0, index, record(data)))
+    kept.sort(key=lambda entry: entry[:3])
+    return [entry[3] for entry in kept]
+
+
 class SynonymFormSet(forms.BaseInlineFormSet):
     """The other names of one fruit, validated and written as a whole like the API's `names`.
 
@@ -124,20 +138,13 @@ class SynonymFormSet(forms.BaseInlineFormSet):
         super().clean()
         if any(self.errors):
             return
-        kept = []
-        for index, form in enumerate(self.forms):
-            data = getattr(form, "cleaned_data", None)
-            if not data or self._should_delete_form(form) or not data.get("name"):
-                continue
-            # Rows without a position go last, in the order they appear on the page.
-            position = data.get("position")
-            record = {field: data.get(field) or "" for field in NAME_FIELDS}
-            kept.append((position is None, position or 0, index, record))
-        kept.sort(key=lambda entry: entry[:3])
+        kept = kept_in_position_order(
+            self,
+            filled="name",
+            record=lambda data: {field: data.get(field) or "" for field in NAME_FIELDS},
+        )
         try:
-            self.name_records = clean_names(
-                [record for *_, record in kept], fruit_name=self.instance.name or ""
-            )
+            self.name_records = clean_names(kept, fruit_name=self.instance.name or "")
         except ValidationError as error:
             raise ValidationError(error.messages) from None
 
@@ -275,25 +282,18 @@ class RelationFormSet(forms.BaseInlineFormSet):
         super().clean()
         if any(self.errors):
             return
-        kept = []
-        for index, form in enumerate(self.forms):
-            data = getattr(form, "cleaned_data", None)
-            if not data or self._should_delete_form(form) or not data.get("kind"):
-                continue
-            other = data.get("other")
-            record = {
+        kept = kept_in_position_order(
+            self,
+            filled="kind",
+            record=lambda data: {
                 "kind": data["kind"],
-                "fruit_id": other.pk if other else None,
-                "name": None if other else data.get("name", ""),
+                "fruit_id": data["other"].pk if data.get("other") else None,
+                "name": None if data.get("other") else data.get("name", ""),
                 "note": data.get("note", ""),
-            }
-            position = data.get("position")
-            kept.append((position is None, position or 0, index, record))
-        kept.sort(key=lambda entry: entry[:3])
+            },
+        )
         try:
-            self.relation_records = clean_relations(
-                [record for *_, record in kept], fruit_id=self.instance.pk
-            )
+            self.relation_records = clean_relations(kept, fruit_id=self.instance.pk)
         except ValidationError as error:
             raise ValidationError(error.messages) from None
 

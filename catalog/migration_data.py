@@ -38,9 +38,8 @@ def fill_image_metadata(model):
         last_pk = batch[-1].pk
 
 
-def fill_fruit_search_text(fruit_model):
-    """Compute the search column of every fruit of a (historical) fruit model, as the current
-    code stores it (a later refill migration brings every row to the newest form)."""
+def _fruits_with_names(fruit_model):
+    """Batches of (fruit, its other names in order) of a (historical) fruit model, by id."""
     last_pk = 0
     while True:
         batch = list(
@@ -50,36 +49,37 @@ def fill_fruit_search_text(fruit_model):
         )
         if not batch:
             return
-        for fruit in batch:
-            names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
-            fruit.search_text = search_document(fruit.catalog_number, *names, head=fruit.name)
-        fruit_model.objects.bulk_update(batch, ["search_text"])
+        yield [
+            (
+                fruit,
+                [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))],
+            )
+            for fruit in batch
+        ]
         last_pk = batch[-1].pk
+
+
+def fill_fruit_search_text(fruit_model):
+    """Compute the search column of every fruit of a (historical) fruit model, as the current
+    code stores it (a later refill migration brings every row to the newest form)."""
+    for batch in _fruits_with_names(fruit_model):
+        for fruit, names in batch:
+            fruit.search_text = search_document(fruit.catalog_number, *names, head=fruit.name)
+        fruit_model.objects.bulk_update([fruit for fruit, _ in batch], ["search_text"])
 
 
 def fill_fruit_spellings(fruit_model, spelling_model):
     """Write the spellings of every fruit of a (historical) fruit model, as the current code
     stores them (`Fruit.refresh_search_text`)."""
-    last_pk = 0
-    while True:
-        batch = list(
-            fruit_model.objects.filter(pk__gt=last_pk)
-            .order_by("pk")
-            .prefetch_related("synonyms")[:1000]
-        )
-        if not batch:
-            return
-        rows = []
-        for fruit in batch:
-            names = [s.name for s in sorted(fruit.synonyms.all(), key=lambda s: (s.position, s.pk))]
-            rows.extend(
-                spelling_model(
-                    fruit_id=fruit.pk,
-                    spelling=spelling,
-                    is_own_name=is_own_name,
-                    catalog_number=fruit.catalog_number,
-                )
-                for spelling, is_own_name in spellings_of(fruit.name, fruit.catalog_number, *names)
+    for batch in _fruits_with_names(fruit_model):
+        rows = [
+            spelling_model(
+                fruit_id=fruit.pk,
+                spelling=spelling,
+                is_own_name=is_own_name,
+                catalog_number=fruit.catalog_number,
             )
+            for fruit, names in batch
+            for spelling, is_own_name in spellings_of(fruit.name, fruit.catalog_number, *names)
+        ]
         spelling_model.objects.bulk_create(rows, batch_size=1000)
-        last_pk = batch[-1].pk

@@ -4,7 +4,6 @@ import dataclasses
 
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -346,8 +345,5 @@ class FruitCSVExportView(StreamedFileView):
         return exports.last_modified()
 
     def stream(self, request):
-        marker = 987654321  # a page's URL, with the id put in for each row
-        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
-        head, tail = template.split(str(marker))
-        rows = exports.csv_rows(self.fruits, lambda pk: f"{head}{pk}{tail}")
+        rows = exports.csv_rows(self.fruits, exports.fruit_page_url(request))
         return exports.batched_bytes(exports.csv_lines(rows))

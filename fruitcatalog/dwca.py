@@ -17,12 +17,11 @@ from xml.sax.saxutils import escape
 
 from django.conf import settings
 from django.db.models import Max
-from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 
-from catalog.exports import CHUNK, in_chunks, iso, newest
+from catalog.exports import CHUNK, fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
 from fruitcatalog.blobs.rights import license_url
@@ -316,11 +315,8 @@ class DarwinCoreExportView(StreamedFileView):
         return last_modified()
 
     def stream(self, request):
-        marker = 987654321  # a page's URL, with the id put in for each row
-        template = request.build_absolute_uri(reverse("fruit-page", kwargs={"pk": marker}))
-        head, tail = template.split(str(marker))
         return archive(
-            page_url=lambda pk: f"{head}{pk}{tail}",
+            page_url=fruit_page_url(request),
             absolute=request.build_absolute_uri,
             title=settings.FRUITCATALOG_DATASET_TITLE,
             license=settings.FRUITCATALOG_DATA_LICENSE,

@@ -11,6 +11,7 @@ from catalog.tests.factories import FruitFactory
 from fruitcatalog.rest.curators import CURATORS_GROUP
 from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
 from fruitcatalog.tests.queries import reading_no_bytes
+from identification import values as identification_values
 
 
 @pytest.fixture
@@ -21,8 +22,10 @@ def reads_no_bytes():
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    """Throttle and lockout counters live in the cache: every test starts with none."""
+    """Throttle and lockout counters live in the cache, identification's values in the process:
+    every test starts with none (a rolled-back test can leave a version number to be reused)."""
     cache.clear()
+    identification_values.forget()
 
 
 @pytest.fixture(autouse=True)

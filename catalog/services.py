@@ -124,6 +124,12 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
 
 
+# Other apps' follow-ups to a fruit's write, as `hook(fruit, previous_type=..., deleted=...)`,
+# called in the write's transaction (identification: a retyped fruit loses the values that no
+# longer apply), registered from their `AppConfig.ready()`.
+FRUIT_WRITE_HOOKS: list = []
+
+
 def fruit_save(
     *,
     fruit: Fruit,
@@ -143,8 +149,9 @@ def fruit_save(
     for attempt in range(CATALOG_NUMBER_ATTEMPTS):
         try:
             with transaction.atomic():
+                previous_type = None
                 if not adding:
-                    lock_row(Fruit, fruit.pk)
+                    (previous_type,) = lock_row(Fruit, fruit.pk, read=("type",))
                 if wants_number:
                     fruit.catalog_number = assign_catalog_number()
                 fruit.save(force_insert=adding, force_update=not adding)
@@ -157,6 +164,8 @@ def fruit_save(
                 fruit.refresh_search_text(
                     None if names is None else [record["name"] for record in names]
                 )
+                for hook in FRUIT_WRITE_HOOKS:
+                    hook(fruit, previous_type=previous_type, deleted=False)
                 return fruit
         except IntegrityError:
             if adding:
@@ -233,8 +242,9 @@ def fruit_delete(*, fruit: Fruit) -> None:
     finds it gone, and a concurrent link waits and then finds it gone, or blocks the delete with
     `ProtectedError` (a 409). Raises `Fruit.DoesNotExist` when it is already gone.
     """
-    lock_row(Fruit, fruit.pk, for_delete=True)
     # What other fruits say of it stays, by the name it has now (read under the lock).
-    name = Fruit.objects.filter(pk=fruit.pk).values_list("name", flat=True).get()
+    name, fruit.type = lock_row(Fruit, fruit.pk, for_delete=True, read=("name", "type"))
     FruitRelation.objects.filter(other=fruit).update(name=name, other=None)
+    for hook in FRUIT_WRITE_HOOKS:
+        hook(fruit, previous_type=fruit.type, deleted=True)
     fruit.delete()

@@ -10,6 +10,7 @@ from fruitcatalog.dwca import DarwinCoreExportView
 from fruitcatalog.fruit_detail import CitedFruitViewSet
 from fruitcatalog.rest.auth import TokenView
 from fruitcatalog.rest.health import HealthView
+from identification.views import CharacteristicViewSet, IdentifyView
 from publications import views as publication_views
 
 
@@ -25,6 +26,7 @@ router = OptionalSlashRouter()
 # The catalog's fruits, composed with what publications add to a fruit's detail (citations).
 router.register("fruits", CitedFruitViewSet, basename="fruit")
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
+router.register("characteristics", CharacteristicViewSet, basename="characteristic")
 
 
 def route(pattern: str, view, name: str):
@@ -57,6 +59,7 @@ urlpatterns = [
         fruit_image_thumbnail,
         "fruit-image-thumbnail",
     ),
+    route("identify", IdentifyView.as_view(), "identify"),
     route("exports/fruits.csv", FruitCSVExportView.as_view(), "export-fruits-csv"),
     route("exports/dwca.zip", DarwinCoreExportView.as_view(), "export-dwca"),
     route("imports/fruits", FruitImportViewSet.as_view({"post": "create"}), "fruit-import"),

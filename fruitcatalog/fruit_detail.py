@@ -1,39 +1,117 @@
-"""The fruit detail, composed: the catalog's fruit with the publications that describe it.
+"""The fruit detail, composed: the catalog's fruit with the publications that describe it and
+the characteristics it shows.
 
-The catalog knows no publications, and publications take only the fruit model and its services
-from the catalog, so the two meet here, in the configuration layer (`fruitcatalog.api` routes
-the fruits to `CitedFruitViewSet`).
+The catalog knows no publications and no identification, and publications take only the fruit
+model and its services from the catalog, so they meet here, in the configuration layer
+(`fruitcatalog.api` routes the fruits to `CitedFruitViewSet`).
 """
 
-from django.db.models import Prefetch
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import OuterRef, Prefetch
+from django.db.models.functions import JSONArray
 from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
 
-from catalog.serializers import FruitDetailSerializer
+from catalog.serializers import BoundedListField, FruitDetailSerializer
 from catalog.views import FruitViewSet
+from fruitcatalog.db.expressions import ListSubquery
+from identification.models import FruitCharacteristic, FruitCharacteristicState
+from identification.serializers import FruitCharacteristicSerializer
+from identification.services import fruit_set_characteristics
+from identification.validators import clean_fruit_characteristics
 from publications.models import PublicationFruit
 from publications.serializers import FruitCitationSerializer
+
+
+def characteristic_record(row: FruitCharacteristic) -> dict:
+    """A fruit's value as the detail reads it (`FruitCharacteristicSerializer`)."""
+    publication = row.source_publication
+    return {
+        "code": row.characteristic.code,
+        "name": row.characteristic.name,
+        "values": [value for value, _ in row.shown],
+        "labels": [label for _, label in row.shown],
+        "source": None
+        if publication is None
+        else {"publication_id": publication.pk, "title": publication.title, "pages": row.pages},
+        "note": row.note,
+    }
+
+
+def fruit_characteristics() -> Prefetch:
+    """A fruit's values in question order, each with its states (`shown`: value and label, in
+    value order, from the row's own query) and source (no cover bytes)."""
+    shown = (
+        FruitCharacteristicState.objects.filter(fruit_characteristic=OuterRef("pk"))
+        .order_by("state__value")
+        .values(entry=JSONArray("state__value", "state__label"))
+    )
+    rows = (
+        FruitCharacteristic.objects.select_related("characteristic", "source_publication")
+        .only(
+            "fruit_id",
+            "pages",
+            "note",
+            "characteristic__code",
+            "characteristic__name",
+            "characteristic__position",
+            "source_publication__title",
+        )
+        .annotate(shown=ListSubquery(shown))
+        .order_by("characteristic__position", "characteristic_id")
+    )
+    return Prefetch("characteristics", queryset=rows, to_attr="characteristic_rows")
 
 
 # The schema keeps the catalog's name for it.
 @extend_schema_serializer(component_name="FruitDetail")
 class CitedFruitDetailSerializer(FruitDetailSerializer):
-    """A fruit with its images and the publications that describe it (`citations`, oldest
-    publication first: no year last, then by title)."""
+    """A fruit with its images, relations, the publications that describe it (`citations`,
+    oldest publication first: no year last, then by title) and its characteristics."""
 
     citations = FruitCitationSerializer(many=True, read_only=True)
+    characteristics = BoundedListField(
+        child=FruitCharacteristicSerializer(),
+        max_length=200,
+        required=False,
+        help_text=(
+            "The characteristics the fruit shows, in question order; writing the field replaces "
+            "the set. Refused (400, naming the entry): an unknown code, one that does not apply "
+            "to the fruit's type, a value that is not one of its states, empty `values`, the "
+            "same code twice, a `source_publication` that does not link the fruit. Changing "
+            "the fruit's type drops the values that do not apply to the new type."
+        ),
+    )
 
     class Meta(FruitDetailSerializer.Meta):
-        fields = [*FruitDetailSerializer.Meta.fields, "citations"]
+        fields = [*FruitDetailSerializer.Meta.fields, "citations", "characteristics"]
 
     def to_representation(self, instance):
         representation = super().to_representation(instance)
         citations = self.fields["citations"]
         representation["citations"] = citations.to_representation(instance.citations)
+        representation["characteristics"] = [
+            characteristic_record(row) for row in instance.characteristic_rows
+        ]
         return representation
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if "characteristics" in attrs:
+            fruit_type = attrs.get("type") or getattr(self.instance, "type", None)
+            try:
+                attrs["characteristics"] = clean_fruit_characteristics(
+                    attrs["characteristics"], fruit_type=fruit_type
+                )
+            except DjangoValidationError as error:
+                raise serializers.ValidationError({"characteristics": error.messages}) from None
+        return attrs
 
 
 class CitedFruitViewSet(FruitViewSet):
-    """The catalog's fruits, each fruit's detail with the publications that describe it."""
+    """The catalog's fruits, each fruit's detail with the publications that describe it and the
+    characteristics it shows."""
 
     detail_serializer_class = CitedFruitDetailSerializer
 
@@ -43,5 +121,15 @@ class CitedFruitViewSet(FruitViewSet):
             return queryset
         citations = PublicationFruit.objects.as_citations()
         return queryset.prefetch_related(
-            Prefetch("publication_links", queryset=citations, to_attr="citations")
+            Prefetch("publication_links", queryset=citations, to_attr="citations"),
+            fruit_characteristics(),
         )
+
+    def write(self, serializer):
+        """The fruit, then its characteristics, in one transaction under the fruit's lock."""
+        records = serializer.validated_data.pop("characteristics", None)
+        with transaction.atomic():
+            fruit = super().write(serializer)
+            if records is not None:
+                fruit_set_characteristics(fruit=fruit, records=records)
+        return fruit

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "fruitcatalog.blobs",
     "catalog",
     "publications",
+    "identification",
 ]
 
 MIDDLEWARE = [

@@ -95,10 +95,19 @@ def rank(
     `fruits` maps a fruit to its values by characteristic code; the scores sum to 1.
     """
     logs = []
+    # Fruits share few distinct values per characteristic: each answer's log-likelihood is
+    # worked out once per distinct value set (a catalog of 10,000 is then a sum of lookups).
+    answers = {code: frozenset(answer) for code, answer in answers.items()}
+    known: dict[tuple, float] = {}
     for order, (fruit, values) in enumerate(fruits.items()):
         total = 0.0
         for code, answer in answers.items():
-            total += math.log(likelihood(characteristics[code], answer, values.get(code)))
+            shown = values.get(code)
+            key = (code, tuple(shown) if shown else ())
+            weight = known.get(key)
+            if weight is None:
+                weight = known[key] = math.log(likelihood(characteristics[code], answer, shown))
+            total += weight
         logs.append((total, order, fruit))
     if not logs:
         return []

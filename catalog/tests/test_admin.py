@@ -55,6 +55,7 @@ def fruit_form_data(
                 continue
             data[f"synonyms-{index}-{field}"] = value
     data |= management_form("relations", total=0, initial=0)
+    data |= management_form("characteristics", total=0, initial=0)
     data |= management_form(
         "images", total=len(existing_images) + len(uploads), initial=len(existing_images)
     )

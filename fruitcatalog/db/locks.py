@@ -10,13 +10,16 @@ sees the child: a 409 or a cascade) or finds it gone (`DoesNotExist`: a 404).
 from django.db import models
 
 
-def lock_row(model: type[models.Model], pk, *, for_delete: bool = False) -> None:
+def lock_row(model: type[models.Model], pk, *, for_delete: bool = False, read=()) -> tuple:
     """Lock one row until the transaction ends; raise `model.DoesNotExist` when it is gone.
 
     Writers take `FOR NO KEY UPDATE`, which lets foreign-key checks of other inserts through;
     deletes take `FOR UPDATE`, which waits for both. SQLite ignores the lock: its writers
-    already run one at a time (`transaction_mode: IMMEDIATE`).
+    already run one at a time (`transaction_mode: IMMEDIATE`). Returns the locked row's
+    fields named in `read`, read with the lock.
     """
     queryset = model._base_manager.filter(pk=pk).select_for_update(no_key=not for_delete)
-    if not queryset.values_list("pk", flat=True):
+    rows = list(queryset.values_list("pk", *read))
+    if not rows:
         raise model.DoesNotExist(f"{model._meta.verbose_name} {pk} does not exist.")
+    return rows[0][1:]

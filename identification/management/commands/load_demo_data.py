@@ -1,9 +1,10 @@
-"""`manage.py load_demo_data`: demo fruits and publications, to try the service out."""
+"""`manage.py load_demo_data`: demo fruits, publications and characteristics, to try it out."""
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from catalog.demo import load_demo_fruits
+from identification.demo import load_demo_characteristics
 from publications.demo import load_demo_publications
 
 
@@ -11,7 +12,8 @@ class Command(BaseCommand):
     help = (
         "Load about 30 real fruit varieties (apples, pears, quinces, cherries, plums, apricots, "
         "peaches) with their synonyms and a drawn image each, and two publications with a cover, "
-        "linked fruits with a PDF each and a plate. Idempotent: fruits are matched by name, "
+        "linked fruits with a PDF each and a plate; the apples and pears are described by their "
+        "real characteristics and parentage. Idempotent: fruits are matched by name, "
         "publications by title, and a second run changes nothing."
     )
 
@@ -20,7 +22,8 @@ class Command(BaseCommand):
         with transaction.atomic():
             fruits_created, fruits_present = load_demo_fruits(self.stdout if verbose else None)
             pubs_created, pubs_present = load_demo_publications(self.stdout if verbose else None)
-        if not fruits_created and not pubs_created:
+            described = load_demo_characteristics()
+        if not fruits_created and not pubs_created and not described:
             self.stdout.write(
                 f"Demo data already loaded ({fruits_present} fruits, {pubs_present} "
                 "publications): nothing to do."
@@ -31,6 +34,8 @@ class Command(BaseCommand):
             done.append(f"{fruits_created} demo fruits with an image each")
         if pubs_created:
             done.append(f"{pubs_created} demo publications with cover, linked fruits and PDFs")
+        if described:
+            done.append(f"the characteristics of {described} demo fruits")
         summary = "Created " + " and ".join(done)
         if fruits_present or pubs_present:
             summary += f" ({fruits_present + pubs_present} were already there)"

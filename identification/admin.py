@@ -1,0 +1,128 @@
+"""Admin: characteristics with their states, and on the fruit's page the states it shows."""
+
+from django.contrib import admin
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+
+from catalog.admin import FruitAdmin
+from catalog.models import Fruit
+from identification.forms import (
+    CharacteristicAdminForm,
+    FruitCharacteristicForm,
+    FruitCharacteristicFormSet,
+)
+from identification.models import Characteristic, CharacteristicState, FruitCharacteristic
+from identification.services import (
+    StateInUse,
+    bump_versions,
+    characteristic_delete,
+    characteristic_save,
+)
+
+FEW = 10  # fewer than this many characteristics described: "few"
+
+
+class CharacteristicStateInline(admin.TabularInline):
+    """The states, in value order. One that fruits' values use cannot be deleted."""
+
+    model = CharacteristicState
+    fields = ["value", "label", "image"]
+    raw_id_fields = ["image"]
+    extra = 1
+    min_num = 2
+    max_num = 20
+
+
+@admin.register(Characteristic)
+class CharacteristicAdmin(admin.ModelAdmin):
+    """Characteristics (UPOV, ECPGR) with their states inline."""
+
+    form = CharacteristicAdminForm
+    inlines = [CharacteristicStateInline]
+    list_display = ["position", "code", "name", "type_labels", "scale", "reliability", "reference"]
+    list_display_links = ["code", "name"]
+    list_filter = ["scale", "reliability"]
+    fields = ["code", "name", "types", "scale", "reliability", "position", "reference"]
+    search_fields = ["code", "name", "reference"]
+    ordering = ["position", "pk"]
+
+    @admin.display(description="Fruit types")
+    def type_labels(self, characteristic):
+        return characteristic.type_labels()
+
+    def save_model(self, request, obj, form, change):
+        """Through the service: a type no longer listed loses its fruits' values."""
+        try:
+            characteristic_save(
+                characteristic=obj, fruit_types=form.cleaned_data["types"], states=None
+            )
+        except StateInUse as error:  # not reached: states are the inline's
+            raise AssertionError(error) from None
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        bump_versions(form.instance.type_list)  # states changed: what identify keeps is stale
+
+    def delete_model(self, request, obj):
+        characteristic_delete(characteristic=obj)
+
+    def delete_queryset(self, request, queryset):
+        for characteristic in queryset:
+            characteristic_delete(characteristic=characteristic)
+
+
+class FruitCharacteristicInline(admin.TabularInline):
+    """One row per characteristic of the fruit's type: its states to tick, source and pages."""
+
+    model = FruitCharacteristic
+    form = FruitCharacteristicForm
+    formset = FruitCharacteristicFormSet
+    fields = ["characteristic", "values", "source_publication", "pages", "note"]
+    can_delete = False
+    verbose_name = "characteristic"
+    verbose_name_plural = (
+        "characteristics (tick the states the fruit shows; save to see a new type's)"
+    )
+    classes = ["catalog-compact", "collapse"]
+
+    def get_extra(self, request, obj=None, **kwargs):
+        return 0  # the formset makes one row per characteristic itself
+
+    def has_add_permission(self, request, obj=None):
+        return obj is not None and super().has_add_permission(request, obj)
+
+
+class CharacteristicsDescribedFilter(admin.SimpleListFilter):
+    title = "characteristics described"
+    parameter_name = "described"
+
+    def lookups(self, request, model_admin):
+        return [("none", "None"), ("few", f"Fewer than {FEW}"), ("enough", f"{FEW} or more")]
+
+    def queryset(self, request, queryset):
+        if self.value() not in {"none", "few", "enough"}:
+            return queryset
+        count = (
+            FruitCharacteristic.objects.filter(fruit=OuterRef("pk"))
+            .order_by()
+            .values("fruit")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        queryset = queryset.annotate(described=Coalesce(Subquery(count), 0))
+        if self.value() == "none":
+            return queryset.filter(described=0)
+        if self.value() == "few":
+            return queryset.filter(described__lt=FEW)
+        return queryset.filter(described__gte=FEW)
+
+
+admin.site.unregister(Fruit)
+
+
+@admin.register(Fruit)
+class DescribedFruitAdmin(FruitAdmin):
+    """The catalog's fruit admin with the characteristics each fruit shows."""
+
+    inlines = [*FruitAdmin.inlines, FruitCharacteristicInline]
+    list_filter = [*FruitAdmin.list_filter, CharacteristicsDescribedFilter]

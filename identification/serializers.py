@@ -1,0 +1,171 @@
+"""Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
+
+import re
+
+from rest_framework import serializers
+
+from catalog.models import FruitImage, FruitType
+from fruitcatalog.blobs.serializers import absolute_url
+from fruitcatalog.rest.fields import TextField, TextModelSerializer
+from identification.models import (
+    CODE_PATTERN,
+    NOTE_MAX,
+    PAGES_MAX,
+    RESERVED_CODES,
+    STATE_VALUE_MAX,
+    STATE_VALUE_MIN,
+    STATES_MAX,
+    STATES_MIN,
+    Characteristic,
+)
+
+
+class StateImageSerializer(serializers.Serializer):
+    fruit_id = serializers.IntegerField()
+    image_id = serializers.IntegerField()
+    thumbnail_url = serializers.CharField()
+
+
+class StateSerializer(serializers.Serializer):
+    value = serializers.IntegerField(min_value=STATE_VALUE_MIN, max_value=STATE_VALUE_MAX)
+    label = serializers.CharField(max_length=100)
+    image = serializers.DictField(
+        required=False,
+        allow_null=True,
+        help_text='Written as `{"image_id": N}` (a fruit image that shows the state), read as '
+        "the image with its thumbnail, or null.",
+    )
+
+    def validate_image(self, value):
+        if value is None:
+            return None
+        image_id = value.get("image_id")
+        if (
+            not isinstance(image_id, int)
+            or isinstance(image_id, bool)
+            or set(value) != {"image_id"}
+        ):
+            raise serializers.ValidationError('Expected {"image_id": <id of a fruit image>}.')
+        return image_id
+
+
+def state_record(serializer, state) -> dict:
+    image = state.image
+    return {
+        "value": state.value,
+        "label": state.label,
+        "image": None
+        if image is None
+        else {
+            "fruit_id": image.fruit_id,
+            "image_id": image.pk,
+            "thumbnail_url": absolute_url(serializer, image.get_thumbnail_url()),
+        },
+    }
+
+
+class StatesField(serializers.ListField):
+    """A characteristic's states: read from the prefetched relation, written as a list."""
+
+    def get_attribute(self, instance):
+        return instance.states.all()
+
+    def to_representation(self, data):
+        return [state_record(self, state) for state in data]
+
+
+class CharacteristicSerializer(TextModelSerializer):
+    """A characteristic of fruits (UPOV, ECPGR) with its states."""
+
+    fruit_types = serializers.ListField(
+        source="type_list",
+        child=serializers.ChoiceField(choices=FruitType.choices),
+        min_length=1,
+        max_length=len(FruitType.values),
+        help_text="The fruit types it applies to (one or more, no duplicates).",
+    )
+    states = StatesField(
+        child=StateSerializer(),
+        min_length=STATES_MIN,
+        max_length=STATES_MAX,
+        help_text=(
+            f"{STATES_MIN}-{STATES_MAX} states with unique values, read back in value order. "
+            "Writing them replaces the states; removing one that fruits' values use is a 409."
+        ),
+    )
+
+    class Meta:
+        model = Characteristic
+        fields = [
+            "id",
+            "code",
+            "name",
+            "fruit_types",
+            "scale",
+            "reliability",
+            "position",
+            "reference",
+            "states",
+        ]
+        extra_kwargs = {"reference": {"required": False}}
+
+    def validate_code(self, value):
+        if value in RESERVED_CODES:
+            raise serializers.ValidationError(
+                f"{value!r} is reserved (an identify parameter): choose another code."
+            )
+        if not re.match(CODE_PATTERN, value):
+            raise serializers.ValidationError(
+                "1-50 characters of a-z, 0-9 and _, starting with a letter."
+            )
+        return value
+
+    def validate_fruit_types(self, value):
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A fruit type is named twice.")
+        return value
+
+    def validate_states(self, value):
+        values = [state["value"] for state in value]
+        if len(set(values)) != len(values):
+            raise serializers.ValidationError("State values must be unique.")
+        image_ids = {state["image"] for state in value if state.get("image")}
+        found = set(FruitImage.objects.filter(pk__in=image_ids).values_list("pk", flat=True))
+        if image_ids - found:
+            missing = min(image_ids - found)
+            raise serializers.ValidationError(f"Image {missing} is not a fruit image.")
+        return [
+            {"value": s["value"], "label": s["label"], "image_id": s.get("image")} for s in value
+        ]
+
+
+class SourceSerializer(serializers.Serializer):
+    publication_id = serializers.IntegerField()
+    title = serializers.CharField()
+    pages = serializers.CharField()
+
+
+class FruitCharacteristicSerializer(serializers.Serializer):
+    """What a fruit shows of a characteristic, and the publication that says so."""
+
+    code = serializers.CharField(max_length=50)
+    name = serializers.CharField(read_only=True)
+    values = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=1,
+        max_length=STATES_MAX,
+        help_text="One or more of its states' values (a fruit may show several).",
+    )
+    labels = serializers.ListField(child=serializers.CharField(), read_only=True)
+    source_publication = serializers.IntegerField(
+        write_only=True,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A publication that links the fruit, or null.",
+    )
+    pages = TextField(
+        write_only=True, max_length=PAGES_MAX, required=False, allow_blank=True, default=""
+    )
+    source = SourceSerializer(read_only=True, allow_null=True)
+    note = TextField(max_length=NOTE_MAX, required=False, allow_blank=True, default="")

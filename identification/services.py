@@ -1,0 +1,168 @@
+"""Writes of characteristics and of the fruits' values, each in one transaction.
+
+Every write that changes what identification reads bumps the fruit types' `ValuesVersion` in its
+transaction, so the identify endpoint's kept values (`identification.values`) are never older
+than the last commit it can see.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+
+from catalog.models import Fruit
+from fruitcatalog.db.locks import lock_row
+from identification.models import (
+    Characteristic,
+    CharacteristicState,
+    FruitCharacteristic,
+    FruitCharacteristicState,
+    ValuesVersion,
+)
+from publications.models import PublicationFruit
+
+
+class StateInUse(Exception):
+    """Removing a state that fruits' values use (a 409)."""
+
+
+def bump_versions(fruit_types) -> None:
+    """Mark what identification reads of these types as changed (in the caller's transaction)."""
+    for fruit_type in sorted(set(fruit_types)):
+        ValuesVersion.objects.get_or_create(fruit_type=fruit_type)
+        ValuesVersion.objects.filter(fruit_type=fruit_type).update(version=F("version") + 1)
+
+
+@transaction.atomic
+def characteristic_save(
+    *, characteristic: Characteristic, fruit_types: list[str], states: list[dict] | None
+) -> Characteristic:
+    """Store a new or changed characteristic; `states`, when given, replace its states.
+
+    A state keeps its identity by its `value`, so values stored for it stay; removing one that
+    fruits use raises `StateInUse` and changes nothing. Fruits of a type the characteristic no
+    longer applies to lose their values for it. Raises `Characteristic.DoesNotExist` when a
+    changed characteristic was deleted meanwhile.
+    """
+    adding = characteristic._state.adding
+    previous_types = []
+    if not adding:
+        lock_row(Characteristic, characteristic.pk)
+        previous_types = Characteristic.objects.get(pk=characteristic.pk).type_list
+    characteristic.type_list = fruit_types
+    characteristic.save(force_insert=adding, force_update=not adding)
+    if states is not None:
+        _replace_states(characteristic, states)
+    dropped = set(previous_types) - set(fruit_types)
+    if dropped:
+        FruitCharacteristic.objects.filter(
+            characteristic=characteristic, fruit__type__in=dropped
+        ).delete()
+    bump_versions([*previous_types, *fruit_types])
+    return characteristic
+
+
+def _replace_states(characteristic: Characteristic, states: list[dict]) -> None:
+    kept = {
+        state.value: state
+        for state in CharacteristicState.objects.filter(characteristic=characteristic)
+    }
+    wanted = {record["value"]: record for record in states}
+    removed = sorted(set(kept) - set(wanted))
+    if removed:
+        in_use = sorted(
+            FruitCharacteristicState.objects.filter(
+                state__characteristic=characteristic, state__value__in=removed
+            )
+            .values_list("state__value", flat=True)
+            .distinct()
+        )
+        if in_use:
+            labels = ", ".join(f"{value} ({kept[value].label})" for value in in_use)
+            raise StateInUse(
+                f"State {labels} of {characteristic.code} is used by fruits' values; "
+                "change those values first."
+            )
+        CharacteristicState.objects.filter(
+            characteristic=characteristic, value__in=removed
+        ).delete()
+    changed, added = [], []
+    for value, record in wanted.items():
+        image_id = record.get("image_id")
+        state = kept.get(value)
+        if state is None:
+            added.append(
+                CharacteristicState(
+                    characteristic=characteristic,
+                    value=value,
+                    label=record["label"],
+                    image_id=image_id,
+                )
+            )
+        elif state.label != record["label"] or state.image_id != image_id:
+            state.label, state.image_id = record["label"], image_id
+            changed.append(state)
+    CharacteristicState.objects.bulk_update(changed, ["label", "image"])
+    CharacteristicState.objects.bulk_create(added)
+
+
+@transaction.atomic
+def characteristic_delete(*, characteristic: Characteristic) -> None:
+    """Delete a characteristic with its states and the values fruits hold for it."""
+    lock_row(Characteristic, characteristic.pk, for_delete=True)
+    types = Characteristic.objects.get(pk=characteristic.pk).type_list
+    FruitCharacteristic.objects.filter(characteristic=characteristic).delete()
+    characteristic.delete()
+    bump_versions(types)
+
+
+def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
+    """Replace the fruit's values with `records` (checked by `clean_fruit_characteristics`).
+
+    Call it in the transaction that holds the fruit's lock. A source must be a publication
+    that links the fruit: that is checked again here, where a concurrent unlink has either
+    happened or waits (`ValidationError` on `characteristics`).
+    """
+    sources = {r["source_publication_id"] for r in records if r["source_publication_id"]}
+    if sources:
+        linked = set(
+            PublicationFruit.objects.filter(fruit=fruit, publication_id__in=sources)
+            .select_for_update()
+            .values_list("publication_id", flat=True)
+        )
+        missing = sorted(sources - linked)
+        if missing:
+            raise ValidationError(
+                {"characteristics": [f"Publication {missing[0]} does not describe this fruit."]}
+            )
+    FruitCharacteristic.objects.filter(fruit=fruit).delete()
+    rows = FruitCharacteristic.objects.bulk_create(
+        FruitCharacteristic(
+            fruit=fruit,
+            characteristic_id=record["characteristic_id"],
+            source_publication_id=record["source_publication_id"],
+            pages=record["pages"],
+            note=record["note"],
+        )
+        for record in records
+    )
+    FruitCharacteristicState.objects.bulk_create(
+        FruitCharacteristicState(fruit_characteristic_id=row.pk, state_id=state_id)
+        for row, record in zip(rows, records, strict=True)
+        for state_id in record["state_ids"]
+    )
+    bump_versions([fruit.type])
+
+
+def after_fruit_write(fruit: Fruit, *, previous_type: str | None, deleted: bool) -> None:
+    """Registered with the catalog's fruit writes (`catalog.services.FRUIT_WRITE_HOOKS`): a
+    fruit that changes type loses the values of characteristics that do not apply to its new
+    type; a deleted or retyped fruit leaves its types' kept values stale."""
+    if deleted:
+        bump_versions([fruit.type])
+        return
+    if previous_type is None or previous_type == fruit.type:
+        return
+    FruitCharacteristic.objects.filter(fruit=fruit).exclude(
+        characteristic__fruit_types__contains=f",{fruit.type},"
+    ).delete()
+    bump_versions([previous_type, fruit.type])

@@ -1,0 +1,47 @@
+"""Checks of a fruit's characteristics as written, before anything is stored."""
+
+from django.core.exceptions import ValidationError
+
+from identification.models import Characteristic, CharacteristicState
+
+
+def clean_fruit_characteristics(entries: list[dict], *, fruit_type: str) -> list[dict]:
+    """The entries (`code`, `values`, `source_publication`, `pages`, `note`) as records to store
+    (`fruit_set_characteristics`), or a `ValidationError` naming the first bad entry: an unknown
+    code, one that does not apply to `fruit_type`, a value that is not one of its states, the
+    same code twice. Whether a source links the fruit is checked where it is stored."""
+    codes = {entry["code"] for entry in entries}
+    found = {char.code: char for char in Characteristic.objects.filter(code__in=codes)}
+    states = {}
+    for state in CharacteristicState.objects.filter(characteristic__code__in=codes).only(
+        "id", "value", "characteristic_id"
+    ):
+        states[(state.characteristic_id, state.value)] = state.pk
+    records, seen = [], set()
+    for number, entry in enumerate(entries, start=1):
+        code = entry["code"]
+        where = f"Entry {number} ({code})"
+        char = found.get(code)
+        if char is None:
+            raise ValidationError(f"{where}: no characteristic has this code.")
+        if fruit_type not in char.type_list:
+            raise ValidationError(f"{where}: it does not apply to a fruit of type {fruit_type}.")
+        if code in seen:
+            raise ValidationError(f"{where}: the same characteristic is given twice.")
+        seen.add(code)
+        values = sorted(set(entry["values"]))
+        if not values:
+            raise ValidationError(f"{where}: give one or more values.")
+        unknown = [value for value in values if (char.pk, value) not in states]
+        if unknown:
+            raise ValidationError(f"{where}: {unknown[0]} is not one of its states.")
+        records.append(
+            {
+                "characteristic_id": char.pk,
+                "state_ids": [states[(char.pk, value)] for value in values],
+                "source_publication_id": entry.get("source_publication"),
+                "pages": entry.get("pages", ""),
+                "note": entry.get("note", ""),
+            }
+        )
+    return records

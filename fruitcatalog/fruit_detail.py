@@ -8,60 +8,18 @@ model and its services from the catalog, so they meet here, in the configuration
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import OuterRef, Prefetch
-from django.db.models.functions import JSONArray
+from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from catalog.serializers import BoundedListField, FruitDetailSerializer
 from catalog.views import FruitViewSet
-from fruitcatalog.db.expressions import ListSubquery
-from identification.models import FruitCharacteristic, FruitCharacteristicState
+from identification.described import characteristic_record, described_prefetch
 from identification.serializers import FruitCharacteristicSerializer
 from identification.services import fruit_set_characteristics
 from identification.validators import clean_fruit_characteristics
 from publications.models import PublicationFruit
 from publications.serializers import FruitCitationSerializer
-
-
-def characteristic_record(row: FruitCharacteristic) -> dict:
-    """A fruit's value as the detail reads it (`FruitCharacteristicSerializer`)."""
-    publication = row.source_publication
-    return {
-        "code": row.characteristic.code,
-        "name": row.characteristic.name,
-        "values": [value for value, _ in row.shown],
-        "labels": [label for _, label in row.shown],
-        "source": None
-        if publication is None
-        else {"publication_id": publication.pk, "title": publication.title, "pages": row.pages},
-        "note": row.note,
-    }
-
-
-def fruit_characteristics() -> Prefetch:
-    """A fruit's values in question order, each with its states (`shown`: value and label, in
-    value order, from the row's own query) and source (no cover bytes)."""
-    shown = (
-        FruitCharacteristicState.objects.filter(fruit_characteristic=OuterRef("pk"))
-        .order_by("state__value")
-        .values(entry=JSONArray("state__value", "state__label"))
-    )
-    rows = (
-        FruitCharacteristic.objects.select_related("characteristic", "source_publication")
-        .only(
-            "fruit_id",
-            "pages",
-            "note",
-            "characteristic__code",
-            "characteristic__name",
-            "characteristic__position",
-            "source_publication__title",
-        )
-        .annotate(shown=ListSubquery(shown))
-        .order_by("characteristic__position", "characteristic_id")
-    )
-    return Prefetch("characteristics", queryset=rows, to_attr="characteristic_rows")
 
 
 # The schema keeps the catalog's name for it.
@@ -122,7 +80,7 @@ class CitedFruitViewSet(FruitViewSet):
         citations = PublicationFruit.objects.as_citations()
         return queryset.prefetch_related(
             Prefetch("publication_links", queryset=citations, to_attr="citations"),
-            fruit_characteristics(),
+            described_prefetch(),
         )
 
     def write(self, serializer):

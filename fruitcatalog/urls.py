@@ -10,15 +10,18 @@ from fruitcatalog.rest.exceptions import json_not_found
 from fruitcatalog.rest.health import RootHealthView
 from fruitcatalog.rest.schema import RedocView, SchemaView, SwaggerView
 from fruitcatalog.site.pages import unknown_path
-from publications.pages import fruit_page, publication_list, publication_page
+from identification.pages import compare_page, fruit_page, identify_page
+from publications.pages import publication_list, publication_page
 
 handler404 = "fruitcatalog.site.pages.not_found"
 handler500 = "fruitcatalog.site.faults.server_error"
 
 urlpatterns = [
-    # The public site: the card grid, a fruit's page, the publications.
+    # The public site: the card grid, a fruit's page, identifying a fruit, the publications.
     path("", catalog_grid, name="catalog-grid"),
     path("fruits/<int:pk>/", fruit_page, name="fruit-page"),
+    path("identify/", identify_page, name="identify-page"),
+    path("compare/", compare_page, name="compare-page"),
     path("publications/", publication_list, name="publication-list-page"),
     path("publications/<int:pk>/", publication_page, name="publication-page"),
     # Browsers ask for it whatever a page links (Chromium's PDF viewer does).

@@ -21,10 +21,22 @@ from publications.models import Publication, PublicationFruit, PublicationFruitI
 @require_safe
 def fruit_page(request, pk: int):
     """One fruit: its images, synonyms, and each publication describing it with PDF and images."""
+    context = fruit_page_context(request, pk)
+    if context is None:
+        return not_found(request, message="The catalog has no fruit with this number.")
+    return render_page(request, "publications/fruit_page.html", context)
+
+
+def fruit_page_context(request, pk: int, *, more=None) -> dict | None:
+    """What a fruit's page shows of the catalog and publications (None: no such fruit); the
+    public site composes it with the fruit's characteristics (`identification.pages`), which
+    `more(queryset)` adds to the fruit's own query."""
     fruits = Fruit.objects.with_list_data().with_images().with_relations().defer("search_text")
+    if more is not None:
+        fruits = more(fruits)
     fruit = _get_or_none(fruits, pk=pk)
     if fruit is None:
-        return not_found(request, message="The catalog has no fruit with this number.")
+        return None
     links = (
         PublicationFruit.objects.without_blobs()
         .filter(fruit=fruit)
@@ -39,18 +51,14 @@ def fruit_page(request, pk: int):
     )
     first = next((link for link in links if link.is_first_description), None)
     images = fruit.images.all()
-    return render_page(
-        request,
-        "publications/fruit_page.html",
-        {
-            "fruit": fruit,
-            "images": images,
-            "links": links,
-            "first_description": first,
-            "structured_data": json_ld(taxon(request, fruit, images)),
-            "section": "fruits",
-        },
-    )
+    return {
+        "fruit": fruit,
+        "images": images,
+        "links": links,
+        "first_description": first,
+        "structured_data": json_ld(taxon(request, fruit, images)),
+        "section": "fruits",
+    }
 
 
 def taxon(request, fruit, images) -> dict:

@@ -1,0 +1,216 @@
+"""Public pages of identification: "what is this fruit?", a side-by-side comparison, and a
+fruit's page with the characteristics it shows.
+
+`/identify/` is a plain GET form whose query is the API's (`/identify/?type=apple&fruit_size=7`):
+a permalink that works without JavaScript. Each page runs a fixed number of queries.
+"""
+
+from django.http import QueryDict
+from django.views.decorators.http import require_safe
+
+from catalog.models import Fruit, FruitType, RelationKind
+from fruitcatalog.site.pages import not_found, render_page
+from identification.described import described_groups, described_prefetch, with_described
+from identification.identify import BadQuery, identify, parse_query
+from identification.models import Characteristic
+from publications.pages import fruit_page_context
+
+COMPARE_MIN, COMPARE_MAX = 2, 6
+COMPARE_FIRST = 3  # candidates the identify page offers to compare
+
+
+def compare_url(ids) -> str:
+    query = QueryDict(mutable=True)
+    query["fruits"] = ",".join(str(pk) for pk in ids)
+    return f"/compare/?{query.urlencode(safe=',')}"
+
+
+@require_safe
+def fruit_page(request, pk: int):
+    """One fruit: what the catalog and publications show, and the characteristics it shows."""
+    context = fruit_page_context(request, pk, more=with_described)
+    if context is None:
+        return not_found(request, message="The catalog has no fruit with this number.")
+    fruit = context["fruit"]
+    confused = confused_ids(fruit)
+    context |= {
+        "characteristics": described_groups(fruit),
+        "confused_compare_url": compare_url([fruit.pk, *confused][:COMPARE_MAX])
+        if confused
+        else "",
+    }
+    return render_page(request, "identification/fruit_page.html", context)
+
+
+def confused_ids(fruit) -> list[int]:
+    """The fruits of the catalog this one is confused with, either way round (from the
+    relations the page has read already)."""
+    ids = [
+        relation.other_id
+        for relation in fruit.relations.all()
+        if relation.kind == RelationKind.CONFUSED_WITH and relation.other_id
+    ]
+    ids += [
+        relation.fruit_id
+        for relation in fruit.related_relations.all()
+        if relation.kind == RelationKind.CONFUSED_WITH and relation.fruit_id not in ids
+    ]
+    return ids
+
+
+def types_with_questions() -> list[tuple[str, str]]:
+    """The fruit types some characteristic applies to, in the catalog's order of types."""
+    stored = set()
+    for joined in Characteristic.objects.values_list("fruit_types", flat=True).distinct():
+        stored.update(value for value in joined.split(",") if value)
+    return [(value, label) for value, label in FruitType.choices if value in stored]
+
+
+def question_view(question, answer: tuple[int, ...]) -> dict:
+    """A question as the form shows it: its states (with a picture where curators chose one),
+    "can't tell", and an answer of several states as one choice of its own."""
+    states = [
+        {
+            "value": str(state.value),
+            "label": state.label,
+            "image": state.image,
+            "checked": answer == (state.value,),
+        }
+        for state in question.states
+    ]
+    several = None
+    if len(answer) > 1:
+        several = {
+            "value": ",".join(str(value) for value in answer),
+            "label": " or ".join(question.label(value) for value in answer),
+        }
+    return {
+        "code": question.code,
+        "name": question.name,
+        "states": states,
+        "several": several,
+        "unanswered": not answer,
+    }
+
+
+@require_safe
+def identify_page(request):
+    """Ask about a fruit, show the varieties it most likely is, and the next best questions."""
+    types = types_with_questions()
+    context = {"types": types, "section": "identify", "fruit_type": ""}
+    if "type" not in request.GET:
+        return render_page(request, "identification/identify.html", context)
+    try:
+        fruit_type = parse_query(request.GET)[0]
+        context["fruit_type"] = fruit_type
+        label = FruitType(fruit_type).label.lower()
+        context["type_label"] = label
+        context["a_type"] = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
+        result = identify(request.GET)
+    except BadQuery as error:
+        context["errors"] = [
+            f"{name}: {message}" for name, messages in error.errors.items() for message in messages
+        ]
+        return render_page(request, "identification/identify.html", context, status=400)
+    answers = result.answers
+    next_codes = [item.question.code for item in result.next_questions]
+    questions = result.questions
+    context |= {
+        "answered": [question_view(questions[code], answers[code]) for code in answers],
+        "next_questions": [question_view(questions[code], ()) for code in next_codes],
+        "other_questions": [
+            question_view(question, ())
+            for code, question in questions.items()
+            if code not in answers and code not in next_codes
+        ],
+        "candidates": [
+            {
+                "fruit": candidate.fruit,
+                "percent": percent(candidate.score),
+                "matches": [questions[code].name for code in candidate.matches],
+                "near": [questions[code].name for code in candidate.near],
+                "mismatches": [
+                    {
+                        "name": questions[item["code"]].name,
+                        "answer": labels(questions[item["code"]], item["answer"]),
+                        "fruit": labels(questions[item["code"]], item["fruit"]),
+                    }
+                    for item in candidate.mismatches
+                ],
+                "unknown": [questions[code].name for code in candidate.unknown],
+            }
+            for candidate in result.candidates
+        ],
+        "count": result.count,
+        "compare_url": compare_url([c.fruit_id for c in result.candidates[:COMPARE_FIRST]])
+        if len(result.candidates) >= COMPARE_MIN
+        else "",
+        "api_url": f"/api/v1/identify?{request.GET.urlencode(safe=',')}",
+    }
+    return render_page(request, "identification/identify.html", context)
+
+
+def labels(question, values) -> str:
+    return " or ".join(question.label(value) for value in values)
+
+
+def percent(score: float) -> str:
+    if score >= 0.995:
+        return "99+"
+    if score < 0.01:
+        return "<1"
+    return str(round(score * 100))
+
+
+@require_safe
+def compare_page(request):
+    """2-6 fruits side by side: picture, names, and every characteristic any of them shows,
+    the rows where they differ marked."""
+    raw = request.GET.get("fruits", "")
+    parts = [part.strip() for part in raw.split(",") if part.strip()]
+    if not all(part.isascii() and part.isdigit() and len(part) <= 18 for part in parts):
+        return compare_error(request, "fruits: give fruit numbers separated by commas.")
+    ids = list(dict.fromkeys(int(part) for part in parts))
+    if not COMPARE_MIN <= len(ids) <= COMPARE_MAX:
+        return compare_error(
+            request, f"fruits: compare {COMPARE_MIN} to {COMPARE_MAX} different fruits."
+        )
+    found = (
+        Fruit.objects.with_list_data()
+        .with_card_alt_text()
+        .defer("search_text")
+        .prefetch_related(described_prefetch())
+        .in_bulk(ids)
+    )
+    fruits = [found[pk] for pk in ids if pk in found]
+    if len(fruits) < len(ids):
+        missing = ", ".join(str(pk) for pk in ids if pk not in found)
+        return compare_error(request, f"fruits: the catalog has no fruit {missing}.", 404)
+    names: dict[str, tuple] = {}
+    shown: dict[str, dict[int, list[str]]] = {}
+    for fruit in fruits:
+        for row in fruit.characteristic_rows:
+            char = row.characteristic
+            names[char.code] = (char.position, char.pk, char.name)
+            shown.setdefault(char.code, {})[fruit.pk] = [label for _, label in row.shown]
+    rows = []
+    for code, (_, _, name) in sorted(names.items(), key=lambda item: item[1][:2]):
+        cells = [shown[code].get(fruit.pk) for fruit in fruits]
+        described = {tuple(cell) for cell in cells if cell}
+        rows.append({"name": name, "cells": cells, "differs": len(described) > 1})
+    return render_page(
+        request,
+        "identification/compare.html",
+        {"fruits": fruits, "rows": rows, "section": "identify"},
+    )
+
+
+def compare_error(request, message: str, status: int = 400):
+    return render_page(
+        request,
+        "identification/compare.html",
+        {"fruits": [], "rows": [], "errors": [message], "section": "identify"},
+        status=status,
+    )
+
+

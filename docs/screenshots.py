@@ -3,9 +3,10 @@
     .venv/bin/python docs/screenshots.py [URL]        # URL defaults to http://127.0.0.1:8000
 
 The server should hold the demo data (`make demo`, then `make run`). Writes
-docs/screenshots/grid-desktop.png (1280 px wide), grid-phone.png (390 px), fruit.png and
-publication.png. Refuses to write anything while a card shows the "No photo yet" placeholder or
-an image fails to load, and reports console errors and requests to other origins it saw.
+docs/screenshots/grid-desktop.png (1280 px wide), grid-phone.png (390 px), fruit.png,
+publication.png, identify-phone.png (a described apple's candidates, 390 px) and compare.png.
+Refuses to write anything while a card shows the "No photo yet" placeholder or an image fails
+to load, and reports console errors and requests to other origins it saw.
 """
 
 import argparse
@@ -56,7 +57,7 @@ def open_grid(page, base_url: str) -> None:
 
 
 def take(browser, base_url: str, log: PageLog, out: Path) -> list[Path]:
-    """The four screenshots, written to `out`; returns their paths."""
+    """The screenshots, written to `out`; returns their paths."""
     written = []
 
     def shoot(page, name: str, *, full_page: bool = False) -> None:
@@ -89,6 +90,19 @@ def take(browser, base_url: str, log: PageLog, out: Path) -> list[Path]:
         page.locator(".publications h2 a").first.click()
     settle(page)
     shoot(page, "publication.png", full_page=True)
+
+    # A big, russeted apple with a brownish-red flush: what a Boskoop tree in a garden shows.
+    answers = {"type": "apple", "fruit_size": "7,9", "russet_amount": "7", "over_colour_hue": "5"}
+    phone_page.goto(f"{base_url}/identify/?{urlencode(answers)}")
+    if phone_page.locator("ol.candidates .candidate").count() == 0:
+        raise NotReady("identify shows no candidate: load the demo data first (make demo)")
+    settle(phone_page)
+    shoot(phone_page, "identify-phone.png")
+
+    compare = phone_page.locator("a", has_text="compare the first three").get_attribute("href")
+    page.goto(f"{base_url}{compare}")
+    settle(page)
+    shoot(page, "compare.png", full_page=True)
 
     desktop.close()
     phone.close()

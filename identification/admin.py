@@ -39,8 +39,9 @@ class CharacteristicAdmin(admin.ModelAdmin):
 
     form = CharacteristicAdminForm
     inlines = [CharacteristicStateInline]
-    list_display = ["position", "code", "name", "type_labels", "scale", "reliability", "reference"]
-    list_display_links = ["code", "name"]
+    # Few columns: the filters and the admin's sidebar leave a laptop's table little room.
+    list_display = ["name", "code", "type_labels", "reliability", "position"]
+    list_display_links = ["name", "code"]
     list_filter = ["scale", "reliability"]
     fields = ["code", "name", "types", "scale", "reliability", "position", "reference"]
     search_fields = ["code", "name", "reference"]
@@ -83,7 +84,15 @@ class FruitCharacteristicInline(admin.TabularInline):
     verbose_name_plural = (
         "characteristics (tick the states the fruit shows; save to see a new type's)"
     )
-    classes = ["catalog-compact", "collapse"]
+    classes = ["catalog-compact"]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "source_publication":  # a choice among the fruit's publications
+            widget = formfield.widget
+            widget.can_add_related = widget.can_change_related = False
+            widget.can_delete_related = widget.can_view_related = False
+        return formfield
 
     def get_extra(self, request, obj=None, **kwargs):
         return 0  # the formset makes one row per characteristic itself

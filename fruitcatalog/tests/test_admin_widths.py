@@ -7,6 +7,7 @@ import pytest
 from catalog.models import FruitImage
 from fruitcatalog.testing.browser import log_in_to_admin
 from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
+from identification.tests.conftest import make_characteristic
 from publications.models import PublicationFruitImage
 from publications.services import publication_fruit_set_description, publication_link_fruit
 from publications.tests.factories import PublicationFactory
@@ -36,6 +37,9 @@ def test_every_admin_page_fits_a_laptop_with_the_sidebar_open(
     link, _ = publication_link_fruit(publication=publication, fruit=fruit)
     publication_fruit_set_description(link=link, data=make_pdf_bytes())
     PublicationFruitImage.objects.create(link=link, data=make_object_png())
+    # The live server's database is flushed between tests: the migration's characteristics may
+    # be gone, so the page's own one is made here.
+    size = make_characteristic("t_width", types=("apple", "pear"), reference="UPOV TG/14/10")
     log_in_to_admin(admin_page, live_server, admin_user)
     admin_page.set_viewport_size({"width": width, "height": 900})
 
@@ -49,6 +53,8 @@ def test_every_admin_page_fits_a_laptop_with_the_sidebar_open(
         f"/admin/publications/publication/{publication.pk}/change/",
         f"/admin/publications/publicationfruit/{link.pk}/change/",
         "/admin/publications/publicationfruitimage/",
+        "/admin/identification/characteristic/",
+        f"/admin/identification/characteristic/{size.pk}/change/",
     ]
     too_wide = {}
     for path in paths:

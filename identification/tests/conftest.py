@@ -15,6 +15,7 @@ def make_characteristic(
     states=None,
     position=0,
     name=None,
+    reference="",
 ):
     states = states or [
         {"value": value, "label": label}
@@ -33,6 +34,7 @@ def make_characteristic(
             scale=scale,
             reliability=reliability,
             position=position,
+            reference=reference,
         ),
         fruit_types=list(types),
         states=[{"image_id": None, **state} for state in states],

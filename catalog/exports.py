@@ -3,6 +3,9 @@
 Rows come in catalog order, a chunk at a time by keyset (each chunk one short indexed query),
 so memory stays flat and the first bytes leave at once whatever the catalog's size. Every file
 is dated by `last_modified()`: the newest change of what it holds, deletions included.
+
+Other apps' columns (`catalog.columns.EXTRA_COLUMNS`: identification's `char:<code>`) follow the
+catalog's own, a query a chunk, and their providers' changes date the files too.
 """
 
 import csv
@@ -13,10 +16,12 @@ from django.db.models import Count, Max, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
+from catalog.columns import extra_columns, extra_last_modified, extra_values
 from catalog.models import Deletion, Fruit, FruitImage
 from catalog.serializers import iso_timestamp
 from fruitcatalog.db.deadlines import renew_for_next_step
 
+# The catalog's own columns; other apps' (`extra_columns()`) follow them.
 CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]
 SYNONYM_JOIN = "; "
 # A cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return first)
@@ -32,6 +37,8 @@ def as_text_cell(text: str) -> str:
 def from_text_cell(text: str) -> str:
     """`as_text_cell` undone."""
     return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
+
+
 CHUNK = 2000  # rows per query
 
 
@@ -42,12 +49,13 @@ def newest(*stamps: datetime | None) -> datetime | None:
 
 
 def last_modified() -> datetime | None:
-    """When the fruits, their names or their images last changed (a deletion included): one
-    index probe per table."""
+    """When the fruits, their names, their images or other apps' columns last changed (a
+    deletion included): one index probe per table, and a query per column provider."""
     return newest(
         Fruit.objects.aggregate(at=Max("updated_at"))["at"],
         FruitImage.objects.aggregate(at=Max("updated_at"))["at"],
         Deletion.objects.aggregate(at=Max("deleted_at"))["at"],
+        *extra_last_modified(),
     )
 
 
@@ -103,10 +111,15 @@ def with_export_data(queryset):
 
 
 def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
-    """The header, then one row per fruit of `queryset` (`page_url(id)`: its public page)."""
-    yield CSV_COLUMNS
+    """The header, then one row per fruit of `queryset` (`page_url(id)`: its public page).
+
+    Other apps' columns follow the catalog's (`catalog.columns`), read a chunk at a time."""
+    extra = extra_columns()
+    yield [*CSV_COLUMNS, *extra]
     for chunk in in_chunks(with_export_data(queryset)):
+        cells = extra_values([fruit.pk for fruit in chunk]) if extra else {}
         for fruit in chunk:
+            held = cells.get(fruit.pk, {})
             yield [
                 fruit.catalog_number if fruit.catalog_number is not None else "",
                 as_text_cell(fruit.name),
@@ -115,6 +128,7 @@ def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
                 fruit.image_count,
                 page_url(fruit.pk),
                 iso(fruit.updated_at),
+                *(as_text_cell(held.get(column, "")) for column in extra),
             ]
 
 

@@ -5,6 +5,10 @@ every row is checked and compared with the catalog (`plan_import`: new, changed,
 an error, with the spreadsheet's row and column), and a clean plan is applied in one
 transaction through the catalog's services (`apply_import`), so numbers, names and search are
 stored as any other write stores them. A file with any error changes nothing.
+
+Other apps' columns (`catalog.columns.EXTRA_COLUMNS`: identification's `char:<code>`) are
+checked in the header, read in each row and compared by their providers, and stored after
+the row's fruit, in the same transaction.
 """
 
 import csv
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
 
+from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
 from catalog.services import fruit_create, fruit_update
@@ -68,6 +73,8 @@ class PlannedRow:
     fruit: Fruit | None = None
     names: list[dict] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
+    # Other apps' columns: each reading with this row's record of them, kept for storing.
+    extra: list[tuple[ColumnImport, object]] = field(default_factory=list)
 
 
 @dataclass
@@ -214,7 +221,7 @@ def _cell_text(value) -> str:
 def _check_header(header: list[str]) -> None:
     known = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *IGNORED_COLUMNS}
     for column in header:
-        if column not in known:
+        if column not in known and owner(column) is None:
             raise ImportFileError(
                 f'Unknown column "{column}": the columns are {", ".join(REQUIRED_COLUMNS)} '
                 f"(required) and {', '.join(OPTIONAL_COLUMNS)} (optional).",
@@ -249,7 +256,11 @@ def plan_import(
         rows_max = ROWS_MAX  # read when called: a setting of the module
     report = ImportReport(dry_run=dry_run)
     try:
-        _, rows = read_rows(data)
+        header, rows = read_rows(data)
+        try:
+            extra = readings(header)
+        except ColumnError as error:
+            raise ImportFileError(error.message, field=error.column) from None
         planned = []
         for number, values in rows:
             if rows_max is not None and len(planned) == rows_max:
@@ -258,17 +269,17 @@ def plan_import(
                     "`manage.py import_fruits`.",
                     row=number,
                 )
-            planned.append(_parse_row(number, values))
+            planned.append(_parse_row(number, values, extra))
     except ImportFileError as error:
         report.errors.append(error.error)
         return report
-    _compare_with_catalog(planned, progress)
+    _compare_with_catalog(planned, progress, extra)
     report.rows = planned
     report.errors = [error for row in planned for error in row.errors]
     return report
 
 
-def _parse_row(number: int, values: dict) -> PlannedRow:
+def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedRow:
     errors = []
     raw_number = (values.get("catalog_number") or "").strip()
     catalog_number = None
@@ -304,6 +315,12 @@ def _parse_row(number: int, values: dict) -> PlannedRow:
         if piece.strip()
     ]
     row = PlannedRow(number, catalog_number, name, fruit_type, synonyms, errors=errors)
+    valid_type = fruit_type if fruit_type in FruitType.values else None
+    cells = {column: from_text_cell(text or "") for column, text in values.items()} if extra else {}
+    for reading in extra:
+        record, problems = reading.parse(number, valid_type, cells)
+        errors.extend(RowError(number, column, message) for column, message in problems)
+        row.extra.append((reading, record))
     if name:
         try:
             clean_names([{"name": text} for text in synonyms], fruit_name=name)
@@ -312,8 +329,12 @@ def _parse_row(number: int, values: dict) -> PlannedRow:
     return row
 
 
-def _compare_with_catalog(planned: list[PlannedRow], progress: Callable | None) -> None:
-    """Each row becomes new, changed or unchanged (or an error: a number given twice)."""
+def _compare_with_catalog(
+    planned: list[PlannedRow], progress: Callable | None, extra: list[ColumnImport]
+) -> None:
+    """Each row becomes new, changed or unchanged (or an error: a number given twice).
+
+    Other apps' columns count too: their readings compare a batch of fruits at a time."""
     first_row = {}
     for row in planned:
         if row.catalog_number is None:
@@ -335,6 +356,7 @@ def _compare_with_catalog(planned: list[PlannedRow], progress: Callable | None) 
         batch = numbers[start : start + BATCH]
         for fruit in Fruit.objects.with_names().filter(catalog_number__in=batch):
             existing[fruit.catalog_number] = fruit
+    differing = _extra_differing(planned, existing, extra)
     for done, row in enumerate(planned, start=1):
         if progress is not None and done % 500 == 0:
             progress(500)
@@ -347,12 +369,35 @@ def _compare_with_catalog(planned: list[PlannedRow], progress: Callable | None) 
         )
         if fruit is None:
             row.action = "new"
-        elif (fruit.name, fruit.type, fruit.synonym_names) == (row.name, row.type, row.synonyms):
+            continue
+        # What another app's columns would not change is not stored again.
+        row.extra = [
+            (reading, record)
+            for index, (reading, record) in enumerate(row.extra)
+            if fruit.pk in differing[index]
+        ]
+        same = (fruit.name, fruit.type, fruit.synonym_names) == (row.name, row.type, row.synonyms)
+        if same and not row.extra:
             row.action, row.fruit = "unchanged", fruit
         else:
             row.action, row.fruit = "changed", fruit
     if progress is not None:
         progress(len(planned) % 500)
+
+
+def _extra_differing(
+    planned: list[PlannedRow], existing: dict[int, Fruit], extra: list[ColumnImport]
+) -> list[set[int]]:
+    """For each reading, the ids of the fruits whose stored values its rows would change."""
+    differing = []
+    for index, reading in enumerate(extra):
+        records = {}
+        for row in planned:
+            fruit = existing.get(row.catalog_number)
+            if fruit is not None and not row.errors:
+                records[fruit.pk] = row.extra[index][1]
+        differing.append(reading.differing(records) if records else set())
+    return differing
 
 
 # --- applying ------------------------------------------------------------------------------------
@@ -404,10 +449,14 @@ def _store(row: PlannedRow, write) -> None:
     if row.row % 200 == 0:
         renew_for_next_step()  # each wait on the database stays bounded, not the whole import
     try:
-        write()
+        fruit = write()
+        for reading, record in row.extra:  # other apps' columns, after the fruit is saved
+            reading.store(fruit, record)
     except (ValidationError, IntegrityError) as error:
         messages = getattr(error, "messages", None) or [str(error)]
-        raise _RowFailed(RowError(row.row, "catalog_number", "; ".join(messages))) from None
+        named = getattr(error, "error_dict", None) or {}
+        column = next((key for key in named if owner(key) is not None), "catalog_number")
+        raise _RowFailed(RowError(row.row, column, "; ".join(messages))) from None
     except ObjectDoesNotExist:
         message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
         raise _RowFailed(RowError(row.row, "catalog_number", message)) from None

@@ -251,7 +251,9 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
             "comma or semicolon separated, a header row) or an XLSX file (multipart field `file`, "
             "or the raw bytes). Columns: "
             "`catalog_number`, `name`, `type` (required), `synonyms` (names separated by `;`); "
-            "the export's `image_count`, `url` and `updated_at` are ignored, any other column "
+            "the export's `image_count`, `url` and `updated_at` are ignored; `char:<code>` "
+            "columns set a characteristic's states (values joined by `|`; an empty cell removes "
+            "the fruit's value; only the columns present change); any other column "
             "is a 400 naming it. A row whose catalog number exists updates that fruit, others "
             "create one. A file with any error changes nothing: 400 with every error, by "
             "spreadsheet row (the header is row 1) and column. A clean file is applied in one "
@@ -305,7 +307,8 @@ EXPORT_FILTERS = [
     summary="Export the fruits as CSV",
     description=(
         "UTF-8 CSV with the columns `catalog_number,name,type,synonyms,image_count,url,"
-        "updated_at` (`synonyms` joined with `; `, `url` the fruit's public page), in catalog "
+        "updated_at` and a `char:<code>` column per characteristic (its states' values joined "
+        "by `|`) (`synonyms` joined with `; `, `url` the fruit's public page), in catalog "
         "order; the list's `search` and `type` apply. Streamed; imports back unchanged "
         "(`POST /api/v1/imports/fruits`). `ETag` and `Last-Modified` date the newest change, so "
         "a conditional request is a 304. Full builds are limited per client address "

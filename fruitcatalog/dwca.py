@@ -1,11 +1,13 @@
 """The catalog as a Darwin Core Archive (a checklist), streamed: what GBIF's tools read.
 
-It composes both domain apps (fruits, names and images of the catalog; citations of the
-publications), so it lives in the configuration layer, as the fruit detail does.
+It composes the domain apps (fruits, names and images of the catalog; citations of the
+publications; characteristics of identification), so it lives in the configuration layer, as
+the fruit detail does.
 
 `taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
 other name with its language), `multimedia.txt` (every fruit image, with its creator and
-licence) and `references.txt` (every citation, with pages and plate); `meta.xml` maps their
+licence), `references.txt` (every citation, with pages and plate) and `measurementorfact.txt`
+(every characteristic a fruit shows, with its states' labels); `meta.xml` maps their
 columns to Darwin Core and Dublin Core terms, `eml.xml` describes the dataset. Each file is
 written into the zip as its rows are read, a chunk of fruits at a time (`catalog.exports`), so
 memory stays flat whatever the catalog's size.
@@ -16,7 +18,7 @@ from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, Prefetch
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -27,6 +29,7 @@ from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
 from fruitcatalog.blobs.rights import license_url
 from fruitcatalog.db.deadlines import renew_for_next_step
 from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
+from identification.models import CharacteristicState, FruitCharacteristic
 from publications.models import CITATION_FIELDS, CITED_FIELDS, Publication, PublicationFruit
 
 # What a multimedia row reads of an image (never its bytes).
@@ -90,11 +93,26 @@ FILES = [
         f"{GBIF}Reference",
         [(f"{DC}bibliographicCitation", "bibliographicCitation"), (f"{DC}source", "source")],
     ),
+    (
+        "measurementorfact.txt",
+        f"{DWC}MeasurementOrFact",
+        [
+            (f"{DWC}measurementID", "measurementID"),
+            (f"{DWC}measurementType", "measurementType"),
+            (f"{DWC}measurementValue", "measurementValue"),
+            (f"{DWC}measurementUnit", "measurementUnit"),
+            (f"{DWC}measurementMethod", "measurementMethod"),
+            (f"{DWC}measurementRemarks", "measurementRemarks"),
+        ],
+    ),
 ]
+# Several states of one characteristic (a fruit medium to large), in `measurementValue`.
+STATE_LABEL_JOIN = "; "
 
 
 def last_modified():
-    """The newest change of anything the archive holds (a deletion included)."""
+    """The newest change of anything the archive holds (a deletion included); the catalog's
+    includes the characteristics and their values (`catalog.columns`)."""
     return newest(
         catalog_last_modified(),
         PublicationFruit.objects.aggregate(at=Max("updated_at"))["at"],
@@ -197,6 +215,7 @@ def archive(
             "vernacularname.txt": _name_rows,
             "multimedia.txt": _image_rows,
             "references.txt": _reference_rows,
+            "measurementorfact.txt": _measurement_rows,
         }
         for name, _, columns in FILES:
             with zf.open(name, "w", force_zip64=True) as entry:
@@ -276,6 +295,62 @@ def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
         ]
 
 
+def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    """A row per fruit and characteristic it shows: the characteristic's name, the labels of
+    the fruit's states, its reference as the method; the note and the source as remarks."""
+    states = CharacteristicState.objects.only("id", "value", "label", "characteristic_id")
+    values = (
+        FruitCharacteristic.objects.select_related("characteristic", "source_publication")
+        .only(
+            "fruit_id",
+            "pages",
+            "note",
+            "characteristic__code",
+            "characteristic__name",
+            "characteristic__reference",
+            *(f"source_publication__{f}" for f in CITED_FIELDS),
+        )
+        .prefetch_related(Prefetch("states", queryset=states))
+    )
+    for chunk in by_id_in_chunks(values):
+        lines = []
+        for value in chunk:
+            url = page_url(value.fruit_id)
+            characteristic = value.characteristic
+            labels = [state.label for state in sorted(value.states.all(), key=_state_value)]
+            lines.append(
+                tsv(
+                    [
+                        url,
+                        f"{url}#{characteristic.code}",
+                        characteristic.name,
+                        STATE_LABEL_JOIN.join(labels),
+                        "",
+                        characteristic.reference,
+                        measurement_remarks(value),
+                    ]
+                )
+            )
+        yield lines
+
+
+def _state_value(state) -> int:
+    return state.value
+
+
+def measurement_remarks(value) -> str:
+    """The note, then the source: "Ripe in late September. Source: Müller (1905): Deutschlands
+    Obstsorten, p. 112." """
+    parts = [value.note] if value.note else []
+    publication = value.source_publication
+    if publication is not None:
+        who = publication.authors or "Anonymous"
+        when = f" ({publication.year})" if publication.year else ""
+        where = f", p. {value.pages}" if value.pages else ""
+        parts.append(f"Source: {who}{when}: {publication.title}{where}.")
+    return " ".join(parts)
+
+
 def citation_text(link) -> str:
     """ "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten, p. 112, plate IV." """
     publication = link.publication
@@ -294,8 +369,11 @@ def citation_text(link) -> str:
         "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
         "`scientificName` with the cultivar in single quotes where its type names a species, "
         "`taxonRank` `cultivar`), with the extensions `vernacularname.txt` (every other name "
-        "with its language), `multimedia.txt` (every fruit image with its creator and licence) "
-        "and `references.txt` (every citation with pages and plate). Streamed. `ETag` and "
+        "with its language), `multimedia.txt` (every fruit image with its creator and licence), "
+        "`references.txt` (every citation with pages and plate) and `measurementorfact.txt` "
+        "(every characteristic a fruit shows: `measurementType` its name, `measurementValue` "
+        "the labels of the fruit's states joined by `; `, `measurementMethod` its reference, "
+        "`measurementRemarks` the note and the source). Streamed. `ETag` and "
         "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
         "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
     ),

@@ -8,9 +8,14 @@ class IdentificationConfig(AppConfig):
     verbose_name = "Identification"
 
     def ready(self):
+        from catalog.columns import EXTRA_COLUMNS
         from catalog.services import FRUIT_WRITE_HOOKS
+        from identification.columns import CHARACTERISTIC_COLUMNS
         from identification.services import after_fruit_write
 
         # A fruit that changes type or is deleted changes what identification reads.
         if after_fruit_write not in FRUIT_WRITE_HOOKS:
             FRUIT_WRITE_HOOKS.append(after_fruit_write)
+        # The fruits' spreadsheets carry their characteristics as `char:<code>` columns.
+        if CHARACTERISTIC_COLUMNS not in EXTRA_COLUMNS:
+            EXTRA_COLUMNS.append(CHARACTERISTIC_COLUMNS)

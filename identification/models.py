@@ -217,10 +217,16 @@ class FruitCharacteristicState(models.Model):
 
 class ValuesVersion(models.Model):
     """A counter per fruit type that every write of what identification reads bumps (in the
-    write's transaction): the identify endpoint keeps the type's values in memory under it."""
+    write's transaction): the identify endpoint keeps the type's values in memory under it.
+
+    `updated_at` dates the last bump (`bump_versions` sets it: its `update()` skips
+    `auto_now`), so the exports' `Last-Modified` follows characteristics and values, removals
+    included.
+    """
 
     fruit_type = models.CharField(max_length=16, primary_key=True, choices=FruitType.choices)
     version = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
         return f"{self.fruit_type}: {self.version}"

@@ -8,6 +8,7 @@ than the last commit it can see.
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from catalog.models import Fruit
 from fruitcatalog.db.locks import lock_row
@@ -29,7 +30,9 @@ def bump_versions(fruit_types) -> None:
     """Mark what identification reads of these types as changed (in the caller's transaction)."""
     for fruit_type in sorted(set(fruit_types)):
         ValuesVersion.objects.get_or_create(fruit_type=fruit_type)
-        ValuesVersion.objects.filter(fruit_type=fruit_type).update(version=F("version") + 1)
+        ValuesVersion.objects.filter(fruit_type=fruit_type).update(
+            version=F("version") + 1, updated_at=timezone.now()
+        )
 
 
 @transaction.atomic

@@ -1,0 +1,243 @@
+"""A fruit's characteristics in the fruits' spreadsheets: a column `char:<code>` per
+characteristic, its cell the state values joined by `|` (`5|7`), empty for none.
+
+Registered with the catalog's `EXTRA_COLUMNS` (`catalog.columns`) by `IdentificationConfig`:
+the CSV export writes a column for every characteristic, in question order (a file mixes fruit
+types); an import changes the characteristics whose columns it has, and only those. The checks
+are `clean_fruit_characteristics`' (a known code, one that applies to the row's type, values that
+are its states), made on what the header names, read once per import.
+"""
+
+import re
+from collections import defaultdict
+
+from django.core.exceptions import ValidationError
+from django.db.models import Max, Prefetch
+
+from catalog.columns import ColumnError
+from identification.models import (
+    Characteristic,
+    CharacteristicState,
+    FruitCharacteristic,
+    FruitCharacteristicState,
+    ValuesVersion,
+)
+from identification.services import fruit_set_characteristics
+
+PREFIX = "char:"
+VALUE_JOIN = "|"
+VALUE = re.compile(r"[0-9]{1,3}")  # ASCII digits only, as the catalog number's
+BATCH = 1000  # fruits whose values are compared per query
+
+
+def column_of(code: str) -> str:
+    return f"{PREFIX}{code}"
+
+
+def joined(values) -> str:
+    """A cell: the values ascending, joined by `|`."""
+    return VALUE_JOIN.join(str(value) for value in sorted(values))
+
+
+class CharacteristicColumns:
+    """The provider of the `char:<code>` columns (`catalog.columns.ColumnProvider`)."""
+
+    def owns(self, column: str) -> bool:
+        return column.startswith(PREFIX)
+
+    def columns(self) -> list[str]:
+        codes = Characteristic.objects.in_question_order().values_list("code", flat=True)
+        return [column_of(code) for code in codes]
+
+    def export_values(self, fruit_ids: list[int]) -> dict[int, dict[str, str]]:
+        """The fruits' cells (one query)."""
+        values: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        rows = (
+            FruitCharacteristicState.objects.filter(fruit_characteristic__fruit_id__in=fruit_ids)
+            .order_by()
+            .values_list(
+                "fruit_characteristic__fruit_id",
+                "fruit_characteristic__characteristic__code",
+                "state__value",
+            )
+        )
+        for fruit_id, code, value in rows:
+            values[fruit_id][code].append(value)
+        return {
+            fruit_id: {column_of(code): joined(held) for code, held in by_code.items()}
+            for fruit_id, by_code in values.items()
+        }
+
+    def last_modified(self):
+        """When characteristics or fruits' values last changed, a deletion included.
+
+        Every write of them bumps its fruit types' `ValuesVersion` in its transaction
+        (`identification.services`), and a trigger dates each bump (migration 0004): a value
+        removed or a characteristic deleted leaves no row of its own to date it. One query on
+        a table of a row per fruit type.
+        """
+        return ValuesVersion.objects.aggregate(at=Max("updated_at"))["at"]
+
+    def reading(self, columns: list[str]) -> "CharacteristicReading":
+        return CharacteristicReading(columns)
+
+
+class CharacteristicReading:
+    """One import's `char:<code>` columns: the characteristics they name, with their states.
+
+    A row's record is `{characteristic_id: (value, ...)}` for every column, `()` for an empty
+    cell (the fruit's values for it are removed).
+    """
+
+    def __init__(self, columns: list[str]):
+        codes = {column.removeprefix(PREFIX): column for column in columns}
+        states = CharacteristicState.objects.only("id", "value", "characteristic_id")
+        found = {
+            char.code: char
+            for char in Characteristic.objects.filter(code__in=codes)
+            .only("id", "code", "name", "fruit_types")
+            .prefetch_related(Prefetch("states", queryset=states))
+        }
+        for code, column in codes.items():
+            if code not in found:
+                raise ColumnError(
+                    column,
+                    f'Unknown column "{column}": no characteristic has the code "{code}" '
+                    "(the characteristics' codes are listed under /api/v1/characteristics).",
+                )
+        self.columns = {column: found[code] for code, column in codes.items()}
+        self.types = {char.pk: set(char.type_list) for char in found.values()}
+        self.states = {
+            char.pk: {state.value: state.pk for state in char.states.all()}
+            for char in found.values()
+        }
+
+    def parse(self, row: int, fruit_type: str | None, cells: dict[str, str]):
+        record, problems = {}, []
+        for column, char in self.columns.items():
+            text = (cells.get(column) or "").strip()
+            pieces = [piece.strip() for piece in text.split(VALUE_JOIN)] if text else []
+            pieces = [piece for piece in pieces if piece]
+            if not pieces:
+                record[char.pk] = ()
+                continue
+            if fruit_type is not None and fruit_type not in self.types[char.pk]:
+                problems.append(
+                    (
+                        column,
+                        f'"{char.name}" does not apply to a fruit of type {fruit_type}: leave '
+                        "the cell empty.",
+                    )
+                )
+                continue
+            states = self.states[char.pk]
+            values = set()
+            for piece in pieces:
+                value = int(piece) if VALUE.fullmatch(piece) else None
+                if value not in states:
+                    choices = ", ".join(str(value) for value in sorted(states))
+                    problems.append(
+                        (
+                            column,
+                            f'"{piece[:40]}" is not a state of "{char.name}": one of '
+                            f"{choices}, several joined by {VALUE_JOIN}.",
+                        )
+                    )
+                    break
+                values.add(value)
+            else:
+                record[char.pk] = tuple(sorted(values))
+        return record, problems
+
+    def differing(self, records: dict[int, dict]) -> set[int]:
+        """The fruits whose values for these columns differ from their records (a query for
+        every `BATCH` fruits)."""
+        ids = list(records)
+        held: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        characteristic_ids = [char.pk for char in self.columns.values()]
+        for start in range(0, len(ids), BATCH):
+            rows = (
+                FruitCharacteristicState.objects.filter(
+                    fruit_characteristic__fruit_id__in=ids[start : start + BATCH],
+                    fruit_characteristic__characteristic_id__in=characteristic_ids,
+                )
+                .order_by()
+                .values_list(
+                    "fruit_characteristic__fruit_id",
+                    "fruit_characteristic__characteristic_id",
+                    "state__value",
+                )
+            )
+            for fruit_id, characteristic_id, value in rows:
+                held[fruit_id][characteristic_id].append(value)
+        return {
+            fruit_id
+            for fruit_id, record in records.items()
+            if any(
+                values != tuple(sorted(held[fruit_id].get(characteristic_id, ())))
+                for characteristic_id, values in record.items()
+            )
+        }
+
+    def store(self, fruit, record: dict) -> None:
+        """Change the fruit's values for these columns; the others stay, and so do the source,
+        pages and note of a value whose states are unchanged (a changed one loses them: the
+        source said something else)."""
+        rows = list(
+            FruitCharacteristic.objects.filter(fruit=fruit).only(
+                "id", "characteristic_id", "source_publication_id", "pages", "note"
+            )
+        )
+        links = defaultdict(list)
+        for row_id, state_id, value in (
+            FruitCharacteristicState.objects.filter(fruit_characteristic__fruit=fruit)
+            .order_by("state__value")
+            .values_list("fruit_characteristic_id", "state_id", "state__value")
+        ):
+            links[row_id].append((value, state_id))
+        records, is_changed, seen = [], False, set()
+        for row in rows:
+            seen.add(row.characteristic_id)
+            wanted = record.get(row.characteristic_id)
+            if wanted is None or wanted == tuple(value for value, _ in links[row.pk]):
+                records.append(
+                    {
+                        "characteristic_id": row.characteristic_id,
+                        "state_ids": [state_id for _, state_id in links[row.pk]],
+                        "source_publication_id": row.source_publication_id,
+                        "pages": row.pages,
+                        "note": row.note,
+                    }
+                )
+            else:
+                is_changed = True
+                if wanted:
+                    records.append(self._new_record(row.characteristic_id, wanted))
+        for characteristic_id, wanted in record.items():
+            if wanted and characteristic_id not in seen:
+                is_changed = True
+                records.append(self._new_record(characteristic_id, wanted))
+        if not is_changed:
+            return
+        try:
+            fruit_set_characteristics(fruit=fruit, records=records)
+        except ValidationError as error:  # a kept source unlinked meanwhile
+            cited = [r["characteristic_id"] for r in records if r["source_publication_id"]]
+            column = next(
+                (c for c, char in self.columns.items() if char.pk in cited),
+                next(iter(self.columns)),
+            )
+            raise ValidationError({column: error.messages}) from None
+
+    def _new_record(self, characteristic_id: int, values: tuple) -> dict:
+        states = self.states[characteristic_id]
+        return {
+            "characteristic_id": characteristic_id,
+            "state_ids": [states[value] for value in values],
+            "source_publication_id": None,
+            "pages": "",
+            "note": "",
+        }
+
+
+CHARACTERISTIC_COLUMNS = CharacteristicColumns()

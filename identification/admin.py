@@ -29,8 +29,11 @@ class CharacteristicStateInline(admin.TabularInline):
     fields = ["value", "label", "image"]
     raw_id_fields = ["image"]
     extra = 1
-    min_num = 2
-    max_num = 20
+    min_num, max_num = 2, 20
+
+    def get_formset(self, request, obj=None, **kwargs):
+        # The admin passes min_num and max_num on but does not enforce them by default.
+        return super().get_formset(request, obj, validate_min=True, validate_max=True, **kwargs)
 
 
 @admin.register(Characteristic)
@@ -78,21 +81,13 @@ class FruitCharacteristicInline(admin.TabularInline):
     model = FruitCharacteristic
     form = FruitCharacteristicForm
     formset = FruitCharacteristicFormSet
-    fields = ["characteristic", "values", "source_publication", "pages", "note"]
+    fields = ["question", "values", "source", "pages", "note"]
     can_delete = False
     verbose_name = "characteristic"
     verbose_name_plural = (
         "characteristics (tick the states the fruit shows; save to see a new type's)"
     )
     classes = ["catalog-compact"]
-
-    def formfield_for_dbfield(self, db_field, request, **kwargs):
-        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
-        if db_field.name == "source_publication":  # a choice among the fruit's publications
-            widget = formfield.widget
-            widget.can_add_related = widget.can_change_related = False
-            widget.can_delete_related = widget.can_view_related = False
-        return formfield
 
     def get_extra(self, request, obj=None, **kwargs):
         return 0  # the formset makes one row per characteristic itself

@@ -8,10 +8,13 @@ class IdentificationConfig(AppConfig):
     verbose_name = "Identification"
 
     def ready(self):
+        from django.db.models.signals import post_delete
+
         from catalog.columns import EXTRA_COLUMNS
         from catalog.services import FRUIT_WRITE_HOOKS
         from identification.columns import CHARACTERISTIC_COLUMNS
-        from identification.services import after_fruit_write
+        from identification.services import after_fruit_write, forget_unlinked_source
+        from publications.models import PublicationFruit
 
         # A fruit that changes type or is deleted changes what identification reads.
         if after_fruit_write not in FRUIT_WRITE_HOOKS:
@@ -19,3 +22,9 @@ class IdentificationConfig(AppConfig):
         # The fruits' spreadsheets carry their characteristics as `char:<code>` columns.
         if CHARACTERISTIC_COLUMNS not in EXTRA_COLUMNS:
             EXTRA_COLUMNS.append(CHARACTERISTIC_COLUMNS)
+        # A value cites a publication that describes the fruit: unlinking clears the citation.
+        post_delete.connect(
+            forget_unlinked_source,
+            sender=PublicationFruit,
+            dispatch_uid="identification.forget_unlinked_source",
+        )

@@ -72,7 +72,7 @@ class CharacteristicColumns:
         """When characteristics or fruits' values last changed, a deletion included.
 
         Every write of them bumps its fruit types' `ValuesVersion` in its transaction
-        (`identification.services`), and a trigger dates each bump (migration 0004): a value
+        (`identification.services.bump_versions`), which dates the bump: a value
         removed or a characteristic deleted leaves no row of its own to date it. One query on
         a table of a row per fruit type.
         """

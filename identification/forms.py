@@ -1,7 +1,6 @@
 """Admin forms: a characteristic's types, and a fruit's values as one row per characteristic."""
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
 from catalog.models import FruitType
@@ -28,14 +27,6 @@ class CharacteristicAdminForm(forms.ModelForm):
         if self.instance.pk:
             self.fields["types"].initial = self.instance.type_list
 
-    def clean_code(self):
-        from identification.models import RESERVED_CODES
-
-        code = self.cleaned_data["code"]
-        if code in RESERVED_CODES:
-            raise ValidationError(f"{code!r} is reserved (an identify parameter).")
-        return code
-
 
 class NamedHiddenInput(forms.HiddenInput):
     """The characteristic of a row: its name shown, its id sent."""
@@ -53,16 +44,29 @@ class NamedHiddenInput(forms.HiddenInput):
         return False  # shown in its own column
 
 
-class FruitCharacteristicForm(forms.ModelForm):
-    """One characteristic of the fruit: its states to tick, the source and pages beside it."""
+def posted_id(value) -> int | None:
+    """A posted id, or None when it is not a plain ASCII number."""
+    text = str(value)
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
+
+class FruitCharacteristicForm(forms.ModelForm):
+    """One characteristic of the fruit: its states to tick, the source and pages beside it.
+
+    The characteristic and the source are plain fields checked against what the page offers
+    (no query per row); the formset stores the rows through the service."""
+
+    question = forms.IntegerField(min_value=1, label="Characteristic")
     values = forms.TypedMultipleChoiceField(
         coerce=int, required=False, widget=forms.CheckboxSelectMultiple, label="States"
+    )
+    source = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, label="Source"
     )
 
     class Meta:
         model = FruitCharacteristic
-        fields = ["characteristic", "values", "source_publication", "pages", "note"]
+        fields = ["pages", "note"]
         widgets = {
             "pages": forms.TextInput(attrs={"size": 6}),
             "note": forms.TextInput(attrs={"size": 18}),
@@ -70,26 +74,28 @@ class FruitCharacteristicForm(forms.ModelForm):
 
     def __init__(self, *args, question=None, names=None, publications=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["characteristic"].widget = NamedHiddenInput(names or {})
-        self.fields["characteristic"].queryset = Characteristic.objects.all()
+        self.question = question
+        self.fields["question"].widget = NamedHiddenInput(names or {})
         if question is not None:
             self.fields["values"].choices = [
                 (state.value, state.label) for state in question.states.all()
             ]
-        source = self.fields["source_publication"]
-        source.queryset = Publication.objects.filter(pk__in=[pk for pk, _ in publications])
-        source.choices = [("", "—"), *publications]
-        source.label = "Source"
+        else:  # deleted since the page was shown: what was ticked there is left out
+            self.fields["values"].disabled = True
+        self.fields["source"].choices = [("", "—"), *publications]
 
 
 class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
     """Every characteristic of the fruit's type as a row, in question order, with what the fruit
-    shows ticked. Saving replaces the fruit's values through the service, as the API does."""
+    shows ticked. Saving replaces the fruit's values through the service, as the API does: every
+    row is read (an untouched row keeps its values), and a row whose characteristic is gone or
+    no longer applies to the fruit's type is left out."""
 
     def __init__(self, *args, instance=None, **kwargs):
         self.questions = []
         publications = []
         initial = []
+        self.initial_by_id = {}
         if instance is not None and instance.pk:
             self.questions = list(
                 Characteristic.objects.of_type(instance.type)
@@ -107,27 +113,29 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
                 .order_by("title")
                 .values_list("pk", "title")
             )
-            for question in self.questions:
-                row = stored.get(question.pk)
-                initial.append(
-                    {"characteristic": question.pk}
-                    if row is None
-                    else {
-                        "characteristic": question.pk,
-                        "values": [state.value for state in row.states.all()],
-                        "source_publication": row.source_publication_id,
-                        "pages": row.pages,
-                        "note": row.note,
-                    }
-                )
+            self.initial_by_id = {
+                char_id: {
+                    "question": char_id,
+                    "values": [state.value for state in row.states.all()],
+                    "source": row.source_publication_id,
+                    "pages": row.pages,
+                    "note": row.note,
+                }
+                for char_id, row in stored.items()
+            }
+            initial = [
+                self.initial_by_id.get(question.pk, {"question": question.pk})
+                for question in self.questions
+            ]
         self.posted_questions = {}
         data = args[0] if args else kwargs.get("data")
         if data is not None:
-            ids = [
-                int(value)
+            ids = {
+                posted_id(value)
                 for key, value in data.items()
-                if key.endswith("-characteristic") and str(value).isdigit()
-            ]
+                if key.startswith("characteristics-") and key.endswith("-question")
+            }
+            ids.discard(None)
             self.posted_questions = Characteristic.objects.prefetch_related("states").in_bulk(ids)
         self.names = {
             str(question.pk): question.name
@@ -135,7 +143,10 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
         }
         self.publications = publications
         kwargs["queryset"] = FruitCharacteristic.objects.none()
-        super().__init__(*args, instance=instance, initial=initial, **kwargs)
+        # Posted rows take their initial by characteristic (`get_form_kwargs`), not by place.
+        super().__init__(
+            *args, instance=instance, initial=None if data is not None else initial, **kwargs
+        )
         self.extra = len(initial)
         self.max_num = len(initial)
 
@@ -144,12 +155,16 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
         question = None
         if self.is_bound:
             # The row's own characteristic, as posted (the type may have changed meanwhile).
-            posted = self.data.get(f"{self.add_prefix(index)}-characteristic", "")
-            question = self.posted_questions.get(int(posted)) if posted.isdigit() else None
+            posted = posted_id(self.data.get(f"{self.add_prefix(index)}-question", ""))
+            question = self.posted_questions.get(posted)
+            # What the row showed, by its characteristic (rows may have moved since).
+            kwargs["initial"] = self.initial_by_id.get(posted, {"question": posted})
         elif index is not None and index < len(self.questions):
             question = self.questions[index]
         return {
             **kwargs,
+            # Every row is cleaned, changed or not: the rows together replace the fruit's values.
+            "empty_permitted": False,
             "question": question,
             "names": self.names,
             "publications": self.publications,
@@ -163,16 +178,14 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
         entries = []
         for form in self.forms:
             data = getattr(form, "cleaned_data", None) or {}
-            char = data.get("characteristic")
-            if char is None or not data.get("values") or char.pk not in applying:
+            question = form.question
+            if question is None or question.pk not in applying or not data.get("values"):
                 continue
             entries.append(
                 {
-                    "code": char.code,
+                    "code": question.code,
                     "values": data["values"],
-                    "source_publication": data["source_publication"].pk
-                    if data.get("source_publication")
-                    else None,
+                    "source_publication": data.get("source"),
                     "pages": data.get("pages", ""),
                     "note": data.get("note", ""),
                 }
@@ -186,8 +199,8 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
             return []
         fruit = self.instance
         # A type changed on the same page keeps only the rows that apply to the new type.
-        kept = Characteristic.objects.of_type(fruit.type).values_list("code", flat=True)
-        entries = [entry for entry in self.entries if entry["code"] in set(kept)]
+        kept = set(Characteristic.objects.of_type(fruit.type).values_list("code", flat=True))
+        entries = [entry for entry in self.entries if entry["code"] in kept]
         records = clean_fruit_characteristics(entries, fruit_type=fruit.type)
         fruit_set_characteristics(fruit=fruit, records=records)
         return []

@@ -50,9 +50,16 @@ class Identification:
     questions: dict[str, Question]
 
 
+def is_number(text: str) -> bool:
+    """Plain ASCII digits, and few of them (`str.isdigit()` also takes "²")."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
+
+
 def parse_query(query) -> tuple[str, int, dict[str, str]]:
     """`type`, `limit` and the raw answers of a query (a `QueryDict`); `BadQuery` for a missing
     or unknown type or a bad limit."""
+    if len(query.getlist("type")) > 1:
+        raise BadQuery({"type": ["Give one fruit type."]})
     fruit_type = query.get("type", "")
     if fruit_type not in FruitType.values:
         message = "Required." if not fruit_type else f"{fruit_type!r} is not a fruit type."
@@ -60,7 +67,7 @@ def parse_query(query) -> tuple[str, int, dict[str, str]]:
     raw_limit = query.get("limit", "")
     limit = LIMIT_DEFAULT
     if raw_limit != "":
-        if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= LIMIT_MAX:
+        if not is_number(raw_limit) or not 1 <= int(raw_limit) <= LIMIT_MAX:
             raise BadQuery({"limit": [f"An integer from 1 to {LIMIT_MAX}."]})
         limit = int(raw_limit)
     raw = {key: ",".join(query.getlist(key)) for key in query if key not in NOT_ANSWERS}
@@ -82,7 +89,7 @@ def parse_answers(raw: dict[str, str], values: TypeValues) -> dict[str, tuple[in
         states = {state.value for state in question.states}
         chosen = []
         for part in parts:
-            if not part.isdigit() or int(part) not in states:
+            if not is_number(part) or int(part) not in states:
                 known = ", ".join(str(value) for value in sorted(states))
                 errors[code] = [f"{part!r} is not one of its states ({known})."]
                 break

@@ -1,5 +1,6 @@
 """Coded characteristics (UPOV, ECPGR), their states, and the states each fruit shows."""
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -12,6 +13,12 @@ CODE_RULE = "1-50 characters of a-z, 0-9 and _, starting with a letter."
 # Query parameters of identify that a characteristic's code would shadow.
 RESERVED_CODES = frozenset({"type", "limit", "format", "page", "page_size", "fruits"})
 STATES_MIN, STATES_MAX = 2, 20
+
+
+def validate_not_reserved(code: str) -> None:
+    """A code is an identify parameter: it may not shadow the endpoint's own parameters."""
+    if code in RESERVED_CODES:
+        raise ValidationError(f"{code!r} is reserved (an identify parameter): choose another code.")
 STATE_VALUE_MIN, STATE_VALUE_MAX = 1, 99
 PAGES_MAX, NOTE_MAX = 50, 500
 
@@ -59,7 +66,7 @@ class Characteristic(models.Model):
     code = models.CharField(
         max_length=50,
         unique=True,
-        validators=[RegexValidator(CODE_PATTERN, CODE_RULE)],
+        validators=[RegexValidator(CODE_PATTERN, CODE_RULE), validate_not_reserved],
         help_text="The identify parameter and the `char:<code>` column: a-z, 0-9, _.",
     )
     name = models.CharField(max_length=200)

@@ -12,7 +12,7 @@ from catalog.models import Fruit, FruitType, RelationKind
 from fruitcatalog.site.pages import not_found, render_page
 from identification.described import described_groups, described_prefetch, with_described
 from identification.identify import BadQuery, identify, parse_query
-from identification.models import Characteristic
+from identification.models import STATE_READ_FIELDS, Characteristic, CharacteristicState
 from publications.pages import fruit_page_context
 
 COMPARE_MIN, COMPARE_MAX = 2, 6
@@ -66,14 +66,27 @@ def types_with_questions() -> list[tuple[str, str]]:
     return [(value, label) for value, label in FruitType.choices if value in stored]
 
 
-def question_view(question, answer: tuple[int, ...]) -> dict:
+def state_images(fruit_type: str) -> dict[int, object]:
+    """The images curators chose for the states of the type's characteristics, by state id
+    (read per page: the kept values hold no picture)."""
+    states = (
+        CharacteristicState.objects.filter(
+            characteristic__fruit_types__contains=f",{fruit_type},", image__isnull=False
+        )
+        .select_related("image")
+        .only(*STATE_READ_FIELDS)
+    )
+    return {state.pk: state.image for state in states}
+
+
+def question_view(question, answer: tuple[int, ...], images=None) -> dict:
     """A question as the form shows it: its states (with a picture where curators chose one),
     "can't tell", and an answer of several states as one choice of its own."""
     states = [
         {
             "value": str(state.value),
             "label": state.label,
-            "image": state.image,
+            "image": (images or {}).get(state.pk),
             "checked": answer == (state.value,),
         }
         for state in question.states
@@ -115,11 +128,12 @@ def identify_page(request):
     answers = result.answers
     next_codes = [item.question.code for item in result.next_questions]
     questions = result.questions
+    images = state_images(fruit_type)
     context |= {
-        "answered": [question_view(questions[code], answers[code]) for code in answers],
-        "next_questions": [question_view(questions[code], ()) for code in next_codes],
+        "answered": [question_view(questions[code], answers[code], images) for code in answers],
+        "next_questions": [question_view(questions[code], (), images) for code in next_codes],
         "other_questions": [
-            question_view(question, ())
+            question_view(question, (), images)
             for code, question in questions.items()
             if code not in answers and code not in next_codes
         ],

@@ -8,10 +8,10 @@ holds an ordinal neighbour) or misses; its likelihood is `1 - error - slip`,
 `slip * NEAR_FACTOR` or `error * MISS_FACTOR`, whatever the scale's size, so that the
 contract's rules hold: a match beats a near miss beats a miss, and a miss where answers are
 unreliable costs less than one where they are reliable. A fruit that shows several states
-(medium to large) is as likely to be seen in any of them (their likelihoods average); a fruit
-without a value is neutral (the average over every state). A candidate's `score` is its
-posterior share with equal priors. No answer excludes a fruit. The rates were tuned with
-`bench/bench_identify_quality.py`.
+(medium to large) is as likely to be seen in any of them (their likelihoods average, a match
+never below a near miss); a fruit without a value is neutral (the average over every state).
+A candidate's `score` is its posterior share with equal priors. No answer excludes a fruit.
+The rates were tuned with `bench/bench_identify_quality.py`.
 
 `next_questions` picks the unanswered characteristics whose answer would tell the candidates
 apart best: the largest expected drop in the entropy of their scores (information gain).
@@ -30,7 +30,7 @@ ERROR = {"high": 0.10, "medium": 0.15, "low": 0.25}  # an answer far off
 # description calls "medium"): the chance of that, shared by the two neighbours.
 SLIP = {"high": 0.15, "medium": 0.20, "low": 0.25}
 NEAR_FACTOR = 0.5  # of the slip, for one neighbour
-MISS_FACTOR = 0.1  # of the error, for one state far off
+MISS_FACTOR = 0.2  # of the error, for one state far off
 
 MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
 
@@ -69,7 +69,13 @@ def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int
     fruit shows (every state when it has no value) of how likely the answer is for each."""
     answer = frozenset(answer)
     shown = sorted(set(values)) if values else sorted(set(char.states))
-    return math.fsum(char.seen_as(answer, state) for state in shown) / len(shown)
+    mean = math.fsum(char.seen_as(answer, state) for state in shown) / len(shown)
+    if values and char.ordinal and answer & set(shown):
+        # A fruit shown in many states averages its one match with many misses, which could
+        # fall below a near miss of a fruit shown in one state; the contract ranks a match
+        # above a near miss whatever the number of states, so a match never scores below one.
+        mean = max(mean, SLIP[char.reliability] * NEAR_FACTOR * (1 + 1e-9))
+    return mean
 
 
 def classify(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> str:

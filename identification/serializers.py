@@ -1,17 +1,15 @@
 """Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
 
-import re
 
 from rest_framework import serializers
 
 from catalog.models import FruitImage, FruitType
 from fruitcatalog.blobs.serializers import absolute_url
+from fruitcatalog.db.ids import ID_MAX
 from fruitcatalog.rest.fields import TextField, TextModelSerializer
 from identification.models import (
-    CODE_PATTERN,
     NOTE_MAX,
     PAGES_MAX,
-    RESERVED_CODES,
     STATE_VALUE_MAX,
     STATE_VALUE_MIN,
     STATES_MAX,
@@ -41,9 +39,10 @@ class StateSerializer(serializers.Serializer):
             return None
         image_id = value.get("image_id")
         if (
-            not isinstance(image_id, int)
+            set(value) != {"image_id"}
+            or not isinstance(image_id, int)
             or isinstance(image_id, bool)
-            or set(value) != {"image_id"}
+            or not 1 <= image_id <= ID_MAX
         ):
             raise serializers.ValidationError('Expected {"image_id": <id of a fruit image>}.')
         return image_id
@@ -109,17 +108,6 @@ class CharacteristicSerializer(TextModelSerializer):
         ]
         extra_kwargs = {"reference": {"required": False}}
 
-    def validate_code(self, value):
-        if value in RESERVED_CODES:
-            raise serializers.ValidationError(
-                f"{value!r} is reserved (an identify parameter): choose another code."
-            )
-        if not re.match(CODE_PATTERN, value):
-            raise serializers.ValidationError(
-                "1-50 characters of a-z, 0-9 and _, starting with a letter."
-            )
-        return value
-
     def validate_fruit_types(self, value):
         if len(set(value)) != len(value):
             raise serializers.ValidationError("A fruit type is named twice.")
@@ -159,6 +147,8 @@ class FruitCharacteristicSerializer(serializers.Serializer):
     labels = serializers.ListField(child=serializers.CharField(), read_only=True)
     source_publication = serializers.IntegerField(
         write_only=True,
+        min_value=1,
+        max_value=ID_MAX,
         required=False,
         allow_null=True,
         default=None,

@@ -125,11 +125,35 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
     that links the fruit: that is checked again here, where a concurrent unlink has either
     happened or waits (`ValidationError` on `characteristics`).
     """
+    # The characteristics are locked and checked again: one retyped or losing a state since
+    # the entries were checked is a 400, never a value stored where it does not apply.
+    char_ids = sorted(record["characteristic_id"] for record in records)
+    applying = {
+        pk: joined
+        for pk, joined in Characteristic.objects.select_for_update(no_key=True)
+        .filter(pk__in=char_ids)
+        .order_by("pk")
+        .values_list("pk", "fruit_types")
+    }
+    state_ids = [state_id for record in records for state_id in record["state_ids"]]
+    states = dict(
+        CharacteristicState.objects.filter(pk__in=state_ids).values_list("pk", "characteristic_id")
+    )
+    for record in records:
+        char_id = record["characteristic_id"]
+        if f",{fruit.type}," not in applying.get(char_id, ""):
+            raise ValidationError(
+                {"characteristics": [f"Characteristic {char_id} no longer applies to this fruit."]}
+            )
+        if any(states.get(state_id) != char_id for state_id in record["state_ids"]):
+            raise ValidationError(
+                {"characteristics": [f"A state of characteristic {char_id} was removed."]}
+            )
     sources = {r["source_publication_id"] for r in records if r["source_publication_id"]}
     if sources:
         linked = set(
             PublicationFruit.objects.filter(fruit=fruit, publication_id__in=sources)
-            .select_for_update()
+            .select_for_update(no_key=True)
             .values_list("publication_id", flat=True)
         )
         missing = sorted(sources - linked)
@@ -169,3 +193,12 @@ def after_fruit_write(fruit: Fruit, *, previous_type: str | None, deleted: bool)
         characteristic__fruit_types__contains=f",{fruit.type},"
     ).delete()
     bump_versions([previous_type, fruit.type])
+
+
+def forget_unlinked_source(sender, instance, **kwargs) -> None:
+    """A publication no longer describes the fruit (the link was deleted, with its publication
+    or alone): the fruit's values stop citing it; the values stay. Connected to the links'
+    `post_delete`, which every way of deleting a link sends (the API, the admin, cascades)."""
+    FruitCharacteristic.objects.filter(
+        fruit_id=instance.fruit_id, source_publication_id=instance.publication_id
+    ).update(source_publication=None, pages="")

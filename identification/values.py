@@ -12,10 +12,15 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from django.db.models import F
+from django.db.models import F, Prefetch
 
 from identification import scoring
-from identification.models import Characteristic, FruitCharacteristicState, ValuesVersion
+from identification.models import (
+    Characteristic,
+    CharacteristicState,
+    FruitCharacteristicState,
+    ValuesVersion,
+)
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,7 @@ class Question:
     reliability: str
     position: int
     reference: str
-    states: tuple  # CharacteristicState rows (with their images), in value order
+    states: tuple  # CharacteristicState rows (no image), in value order
 
     def label(self, value: int) -> str:
         return next((state.label for state in self.states if state.value == value), str(value))
@@ -62,14 +67,15 @@ def current_version(fruit_type: str) -> int:
 
 def type_values(fruit_type: str) -> TypeValues:
     """The type's characteristics and values: one query while they are current, four when a
-    write has changed them since they were read."""
+    write has changed them since they were read. Versions only grow: values read under a newer
+    version than a request saw are current enough for it, and are never replaced by older."""
     version = current_version(fruit_type)
     kept = _kept.get(fruit_type)
-    if kept is not None and kept.version == version:
+    if kept is not None and kept.version >= version:
         return kept
     with _loading:
         kept = _kept.get(fruit_type)
-        if kept is None or kept.version != version:
+        if kept is None or kept.version < version:
             # Read after the version: a write committed in between makes the next request
             # read again, never keeps older values under a newer version.
             kept = load(fruit_type, version)
@@ -80,7 +86,14 @@ def type_values(fruit_type: str) -> TypeValues:
 def load(fruit_type: str, version: int) -> TypeValues:
     loaded = TypeValues(fruit_type=fruit_type, version=version)
     codes = {}
-    for char in Characteristic.objects.of_type(fruit_type).in_question_order().with_states():
+    # The states without their pictures: an image changes without a bump (the page reads them).
+    states_only = CharacteristicState.objects.only("id", "characteristic_id", "value", "label")
+    chars = (
+        Characteristic.objects.of_type(fruit_type)
+        .in_question_order()
+        .prefetch_related(Prefetch("states", queryset=states_only))
+    )
+    for char in chars:
         states = tuple(char.states.all())
         codes[char.pk] = char.code
         loaded.questions[char.code] = Question(

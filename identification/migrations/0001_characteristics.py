@@ -4,6 +4,8 @@ import django.core.validators
 import django.db.models.deletion
 from django.db import migrations, models
 
+import identification.models
+
 
 class Migration(migrations.Migration):
     initial = True
@@ -61,7 +63,8 @@ class Migration(migrations.Migration):
                             django.core.validators.RegexValidator(
                                 "^[a-z][a-z0-9_]{0,49}\\Z",
                                 "1-50 characters of a-z, 0-9 and _, starting with a letter.",
-                            )
+                            ),
+                            identification.models.validate_not_reserved,
                         ],
                     ),
                 ),

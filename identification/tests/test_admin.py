@@ -1,5 +1,7 @@
 """The admin: characteristics with their states, and the fruit's characteristics as rows."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -12,6 +14,16 @@ from publications.tests.factories import PublicationFactory
 pytestmark = pytest.mark.django_db
 
 COLOURS = [{"value": 1, "label": "green"}, {"value": 3, "label": "red"}]
+
+
+def set_values(fruit, values):
+    from identification.services import fruit_set_characteristics
+    from identification.validators import clean_fruit_characteristics
+
+    entries = [{"code": code, "values": v} for code, v in values.items()]
+    fruit_set_characteristics(
+        fruit=fruit, records=clean_fruit_characteristics(entries, fruit_type=fruit.type)
+    )
 
 
 def characteristic_form_data(**fields):
@@ -55,7 +67,8 @@ def test_the_characteristics_list_shows_types_and_reliability(admin_client):
 
 
 def test_a_state_in_use_cannot_be_deleted(admin_client, fruit_factory, characteristic_factory):
-    char = characteristic_factory("t_colour", scale="nominal", states=COLOURS)
+    three = [*COLOURS, {"value": 2, "label": "yellow"}]
+    char = characteristic_factory("t_colour", scale="nominal", states=three)
     fruit = fruit_factory(name="Topaz")
     from identification.services import fruit_set_characteristics
     from identification.validators import clean_fruit_characteristics
@@ -66,12 +79,12 @@ def test_a_state_in_use_cannot_be_deleted(admin_client, fruit_factory, character
             [{"code": "t_colour", "values": [3]}], fruit_type="apple"
         ),
     )
-    states = list(char.states.all())
+    states = list(char.states.all())  # green, yellow, red
     rows = [
         {"id": state.pk, "value": state.value, "label": state.label, "characteristic": char.pk}
         for state in states
     ]
-    rows[1]["DELETE"] = "on"
+    rows[2]["DELETE"] = "on"
     data = characteristic_form_data(code="t_colour", types=["apple"]) | states_form(
         [], initial=rows
     )
@@ -80,18 +93,14 @@ def test_a_state_in_use_cannot_be_deleted(admin_client, fruit_factory, character
     )
     assert response.status_code == 200
     assert "protected" in form_errors(response)
-    assert char.states.count() == 2
+    assert char.states.count() == 3
 
 
 def characteristics_rows(response):
     """The characteristic ids of the fruit page's rows, in their order."""
-    import re
-
     return [
         int(value)
-        for value in re.findall(
-            r'name="characteristics-\d+-characteristic" value="(\d+)"', response.text
-        )
+        for value in re.findall(r'name="characteristics-\d+-question" value="(\d+)"', response.text)
     ]
 
 
@@ -112,9 +121,9 @@ def test_the_fruit_page_has_a_row_per_characteristic_of_its_type_to_tick(
     data = fruit_form_data(name="Elstar", catalog_number=1)
     data |= management_form("characteristics", total=len(rows), initial=0)
     for number, char_id in enumerate(rows):
-        data[f"characteristics-{number}-characteristic"] = char_id
+        data[f"characteristics-{number}-question"] = char_id
     data[f"characteristics-{index}-values"] = ["5", "7"]
-    data[f"characteristics-{index}-source_publication"] = publication.pk
+    data[f"characteristics-{index}-source"] = publication.pk
     data[f"characteristics-{index}-pages"] = "112"
     response = admin_client.post(fruit_change_url(fruit), data)
     assert response.status_code == 302, form_errors(response)
@@ -145,3 +154,103 @@ def test_few_characteristics_filter(admin_client, fruit_factory, characteristic_
     few = admin_client.get(changelist, {"described": "few"}).text
     assert "Bare" in few and "Described" in few
     assert "Described" not in admin_client.get(changelist, {"described": "enough"}).text
+
+
+def page_rows_data(page, fruit, **changes):
+    """The fruit page's characteristics rows as a browser posts them (what is ticked stays),
+    with `changes` ({row index: {field: value}}) applied."""
+    rows = characteristics_rows(page)
+    data = fruit_form_data(name=fruit.name, catalog_number=fruit.catalog_number or "")
+    data |= management_form("characteristics", total=len(rows), initial=0)
+    for number, char_id in enumerate(rows):
+        data[f"characteristics-{number}-question"] = char_id
+        ticked = re.findall(
+            rf'name="characteristics-{number}-values" value="(\d+)"[^>]*checked', page.text
+        )
+        if ticked:
+            data[f"characteristics-{number}-values"] = ticked
+    for number, fields in changes.items():
+        for field, value in fields.items():
+            data[f"characteristics-{number}-{field}"] = value
+    return rows, data
+
+
+def stored_values(fruit) -> dict[str, list[int]]:
+    return {
+        row.characteristic.code: sorted(state.value for state in row.states.all())
+        for row in FruitCharacteristic.objects.filter(fruit=fruit).select_related("characteristic")
+    }
+
+
+def test_ticking_one_row_keeps_the_other_rows(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Elstar", catalog_number=1)
+    set_values(fruit, {"fruit_size": [5], "shape": [3]})
+    page = admin_client.get(fruit_change_url(fruit))
+    rows = characteristics_rows(page)
+    russet = rows.index(Characteristic.objects.get(code="russet_amount").pk)
+    _, data = page_rows_data(page, fruit, **{str(russet): {"values": ["1"]}})
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 302, form_errors(response)
+    assert stored_values(fruit) == {"fruit_size": [5], "shape": [3], "russet_amount": [1]}
+
+
+def test_a_new_type_keeps_what_applies_to_both(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Odd", catalog_number=1)
+    set_values(fruit, {"fruit_size": [5], "shape": [3], "ground_colour": [2]})
+    page = admin_client.get(fruit_change_url(fruit))
+    _, data = page_rows_data(page, fruit)
+    data["type"] = "pear"
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 302, form_errors(response)
+    assert stored_values(fruit) == {"fruit_size": [5], "ground_colour": [2]}  # shape: apple's
+
+
+def test_a_row_of_a_characteristic_deleted_meanwhile_is_left_out(
+    admin_client, fruit_factory, characteristic_factory
+):
+    extra = characteristic_factory("t_gone", position=1)
+    fruit = fruit_factory(name="Elstar", catalog_number=1)
+    set_values(fruit, {"fruit_size": [5]})
+    page = admin_client.get(fruit_change_url(fruit))
+    rows = characteristics_rows(page)
+    _, data = page_rows_data(page, fruit, **{str(rows.index(extra.pk)): {"values": ["3"]}})
+    data["name"] = "Elstar renamed"
+    extra.delete()
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 302, form_errors(response)
+    fruit.refresh_from_db()
+    assert fruit.name == "Elstar renamed" and stored_values(fruit) == {"fruit_size": [5]}
+
+
+def test_a_row_id_that_is_not_a_number_is_a_form_error(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Elstar", catalog_number=1)
+    page = admin_client.get(fruit_change_url(fruit))
+    _, data = page_rows_data(page, fruit, **{"0": {"question": "²"}})
+    response = admin_client.post(fruit_change_url(fruit), data)
+    assert response.status_code == 200
+    assert "whole number" in form_errors(response)
+
+
+def test_a_characteristic_keeps_two_states_at_least(admin_client, characteristic_factory):
+    char = characteristic_factory("t_two", scale="nominal", states=COLOURS)
+    rows = [
+        {"id": s.pk, "value": s.value, "label": s.label, "characteristic": char.pk}
+        for s in char.states.all()
+    ]
+    rows[0]["DELETE"] = "on"
+    data = characteristic_form_data(code="t_two", types=["apple"]) | states_form([], initial=rows)
+    response = admin_client.post(
+        reverse("admin:identification_characteristic_change", args=[char.pk]), data
+    )
+    assert response.status_code == 200
+    assert char.states.count() == 2
+
+
+def test_saving_the_page_unchanged_rewrites_no_value(admin_client, fruit_factory):
+    fruit = fruit_factory(name="Elstar", catalog_number=1)
+    set_values(fruit, {"fruit_size": [5]})
+    before = list(FruitCharacteristic.objects.values_list("pk", "updated_at"))
+    page = admin_client.get(fruit_change_url(fruit))
+    _, data = page_rows_data(page, fruit)
+    assert admin_client.post(fruit_change_url(fruit), data).status_code == 302
+    assert list(FruitCharacteristic.objects.values_list("pk", "updated_at")) == before

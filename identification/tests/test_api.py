@@ -468,3 +468,74 @@ def test_a_deleted_or_retyped_fruit_leaves_the_candidates(curator_client, anon_c
     body = anon_client.get(IDENTIFY, query).json()
     assert "Match" not in names(body) and "Near" not in names(body)
     assert not Fruit.objects.filter(name="Match").exists()
+
+
+def test_unlinking_the_source_publication_clears_the_citation(
+    curator_client, fruit_factory, characteristic_factory
+):
+    characteristic_factory("t_size")
+    fruit = fruit_factory(name="Elstar")
+    publication = PublicationFactory(title="Lucas")
+    publication_link_fruit(publication=publication, fruit=fruit)
+    entries = [
+        {"code": "t_size", "values": [5], "source_publication": publication.pk, "pages": "12"}
+    ]
+    assert put_values(curator_client, fruit, entries).status_code == 200
+    unlink = curator_client.delete(f"/api/v1/publications/{publication.pk}/fruits/{fruit.pk}")
+    assert unlink.status_code == 204
+    detail = curator_client.get(f"/api/v1/fruits/{fruit.pk}").json()
+    assert detail["characteristics"][0]["source"] is None
+    assert detail["characteristics"][0]["values"] == [5]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ({"type": "apple", "limit": "²"}, "limit"),
+        ({"type": "apple", "t_size": "²"}, "t_size"),
+        ({"type": ["apple", "pear"]}, "type"),
+        ({"type": "apple", "t_size": "9" * 40}, "t_size"),
+    ],
+)
+def test_odd_numbers_in_the_query_are_400s(anon_client, characteristic_factory, query, parameter):
+    characteristic_factory("t_size")
+    response = anon_client.get(IDENTIFY, query)
+    assert response.status_code == 400
+    assert parameter in response.json()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "states": [
+                {"value": 1, "label": "a", "image": {"image_id": 10**20}},
+                {"value": 2, "label": "b"},
+            ]
+        },
+        {"states": [{"value": 1, "label": "a", "image": "7"}, {"value": 2, "label": "b"}]},
+        {"states": "many"},
+        {"fruit_types": "apple"},
+    ],
+)
+def test_odd_characteristic_bodies_are_400s(curator_client, body):
+    response = curator_client.post(CHARS, new_characteristic(**body), format="json")
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [{"code": "t_size", "values": [5], "source_publication": 10**20}],
+        [{"code": "t_size", "values": [10**20]}],
+        [{"code": "t_size", "values": "5"}],
+        {"code": "t_size"},
+        ["t_size"],
+    ],
+)
+def test_odd_fruit_characteristics_are_400s(
+    curator_client, fruit_factory, characteristic_factory, entries
+):
+    characteristic_factory("t_size")
+    fruit = fruit_factory(name="Elstar")
+    assert put_values(curator_client, fruit, entries).status_code == 400

@@ -120,3 +120,11 @@ def test_the_order_of_a_fruits_values_changes_nothing():
     fruits = {"a": {"fruit_size": [1, 3, 5]}, "b": {"fruit_size": [5, 3, 1]}}
     (first, one), (second, other) = rank(CHARS, {"fruit_size": {1, 9}}, fruits)
     assert one == other and (first, second) == ("a", "b")
+
+
+@pytest.mark.parametrize("reliability", ["high", "medium", "low"])
+def test_a_match_among_many_values_still_ranks_above_a_near_miss(reliability):
+    wide = Characteristic("wide", tuple(range(1, 21)), ordinal=True, reliability=reliability)
+    fruits = {"many": {"wide": (1, *range(3, 21))}, "near": {"wide": (2,)}}
+    ranked = [fruit for fruit, _ in rank({"wide": wide}, {"wide": (1,)}, fruits)]
+    assert ranked == ["many", "near"]

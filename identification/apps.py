@@ -8,13 +8,11 @@ class IdentificationConfig(AppConfig):
     verbose_name = "Identification"
 
     def ready(self):
-        from django.db.models.signals import post_delete
-
         from catalog.columns import EXTRA_COLUMNS
         from catalog.services import FRUIT_WRITE_HOOKS
         from identification.columns import CHARACTERISTIC_COLUMNS
         from identification.services import after_fruit_write, forget_unlinked_source
-        from publications.models import PublicationFruit
+        from publications.services import LINK_REMOVAL_HOOKS
 
         # A fruit that changes type or is deleted changes what identification reads.
         if after_fruit_write not in FRUIT_WRITE_HOOKS:
@@ -23,8 +21,5 @@ class IdentificationConfig(AppConfig):
         if CHARACTERISTIC_COLUMNS not in EXTRA_COLUMNS:
             EXTRA_COLUMNS.append(CHARACTERISTIC_COLUMNS)
         # A value cites a publication that describes the fruit: unlinking clears the citation.
-        post_delete.connect(
-            forget_unlinked_source,
-            sender=PublicationFruit,
-            dispatch_uid="identification.forget_unlinked_source",
-        )
+        if forget_unlinked_source not in LINK_REMOVAL_HOOKS:
+            LINK_REMOVAL_HOOKS.append(forget_unlinked_source)

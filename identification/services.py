@@ -195,10 +195,10 @@ def after_fruit_write(fruit: Fruit, *, previous_type: str | None, deleted: bool)
     bump_versions([previous_type, fruit.type])
 
 
-def forget_unlinked_source(sender, instance, **kwargs) -> None:
-    """A publication no longer describes the fruit (the link was deleted, with its publication
-    or alone): the fruit's values stop citing it; the values stay. Connected to the links'
-    `post_delete`, which every way of deleting a link sends (the API, the admin, cascades)."""
+def forget_unlinked_source(publication_id: int, fruit_ids: list[int]) -> None:
+    """The publication no longer describes these fruits: their values stop citing it (the
+    values stay). Registered with `publications.services.LINK_REMOVAL_HOOKS`; deleting the
+    publication itself clears the citations by the foreign key (`SET_NULL`)."""
     FruitCharacteristic.objects.filter(
-        fruit_id=instance.fruit_id, source_publication_id=instance.publication_id
+        fruit_id__in=fruit_ids, source_publication_id=publication_id
     ).update(source_publication=None, pages="")

@@ -32,6 +32,7 @@ from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import (
+    links_removed,
     publication_delete,
     publication_unlink_fruit,
     refresh_fruit_search,
@@ -235,8 +236,13 @@ class PublicationAdmin(
             for inline in formset.deleted_forms
             if inline.instance.pk and inline.instance.name_in_source
         ]
+        unlinked = [
+            inline.instance.fruit_id for inline in formset.deleted_forms if inline.instance.pk
+        ]
         super().save_formset(request, form, formset, change)
         refresh_fruit_search(*named)
+        if formset.model is PublicationFruit:
+            links_removed(form.instance.pk, unlinked)
 
     def delete_model(self, request, obj):
         """Delete through the API's service (search forgets the names its links gave)."""

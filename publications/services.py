@@ -67,6 +67,19 @@ def refresh_fruit_search(*fruit_ids: int) -> None:
             fruit.refresh_search_text()
 
 
+# Other apps' follow-ups to unlinking fruits from a publication, as
+# `hook(publication_id, fruit_ids)`, called in the unlink's transaction (identification: the
+# fruits' values stop citing the publication), registered from their `AppConfig.ready()`.
+LINK_REMOVAL_HOOKS: list = []
+
+
+def links_removed(publication_id: int, fruit_ids: list[int]) -> None:
+    """Tell the registered apps that these fruits are no longer linked to the publication."""
+    if fruit_ids:
+        for hook in LINK_REMOVAL_HOOKS:
+            hook(publication_id, fruit_ids)
+
+
 @transaction.atomic
 def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool:
     """Unlink a fruit with its PDF and its images in this publication; False when not linked.
@@ -96,6 +109,8 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
         .filter(publication=publication, fruit_id=fruit_id)
         .delete()
     )
+    if deleted:
+        links_removed(publication.pk, [fruit_id])
     if name_in_source:
         refresh_fruit_search(fruit_id)
     return deleted > 0

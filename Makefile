@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_scale.py
 	$(BIN)/python bench/bench_bulk.py
 	$(BIN)/python bench/bench_identify_quality.py
+	$(BIN)/python bench/bench_identify_http.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_slow_clients.py
 

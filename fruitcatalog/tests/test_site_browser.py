@@ -603,3 +603,19 @@ def test_with_javascript_the_permalink_holds_the_answers_only(page, live_server,
     page.go_back()
     page.wait_for_selector("form.identify")
     assert not page.locator("form.identify input:disabled").count()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
+def test_the_identify_and_compare_pages_have_no_accessibility_violation_at_all(
+    axe_page, live_server, demo, viewport
+):
+    axe_page.set_viewport_size(viewport)
+    pages = site_pages(live_server)
+    found = []
+    for name in ["identify", "identify with answers", "compare"]:
+        axe_page.goto(pages[name].url)
+        assert axe_page.locator(pages[name].shows).count(), name
+        every_impact = ("minor", "moderate", "serious", "critical")
+        found += [f"{name}: {line}" for line in axe_violations(axe_page, impacts=every_impact)]
+    axe_page.goto("about:blank")
+    assert not found, "\n".join(found)

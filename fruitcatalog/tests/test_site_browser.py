@@ -29,6 +29,7 @@ from fruitcatalog.testing.browser import (
     require_tools,
 )
 from fruitcatalog.testing.media import make_object_png
+from identification.tests.standard import ensure_standard_characteristics
 from publications.models import Publication, PublicationFruit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -112,6 +113,7 @@ def demo_dump(tmp_path_factory, django_db_setup, django_db_blocker):
     PDFs (1.5 s), loading its rows back takes 0.06 s. Made in a transaction rolled back after."""
     path = tmp_path_factory.mktemp("demo") / "demo.json"
     with django_db_blocker.unblock(), transaction.atomic():
+        ensure_standard_characteristics()  # a transactional test before may have flushed them
         call_command("load_demo_data", stdout=io.StringIO())
         call_command("dumpdata", "catalog", "publications", "identification", output=str(path))
         transaction.set_rollback(True)

@@ -6,8 +6,8 @@ from django.test.utils import CaptureQueriesContext
 from dwca.read import DwCAReader
 
 from identification.models import Characteristic
-from identification.services import characteristic_save, fruit_set_characteristics
-from identification.validators import clean_fruit_characteristics
+from identification.services import characteristic_save
+from identification.tests.helpers import describe
 from publications.models import Publication
 from publications.services import publication_link_fruit
 
@@ -20,17 +20,6 @@ MEASUREMENT = f"{DWC}MeasurementOrFact"
 
 def body(response) -> bytes:
     return b"".join(response.streaming_content)
-
-
-def describe(fruit, entries: dict, **extra) -> None:
-    records = clean_fruit_characteristics(
-        [
-            {"code": code, "values": values, **extra.get(code, {})}
-            for code, values in entries.items()
-        ],
-        fruit_type=fruit.type,
-    )
-    fruit_set_characteristics(fruit=fruit, records=records)
 
 
 def read_archive(client, tmp_path) -> dict:

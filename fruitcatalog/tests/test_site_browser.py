@@ -29,7 +29,7 @@ from fruitcatalog.testing.browser import (
     require_tools,
 )
 from fruitcatalog.testing.media import make_object_png
-from identification.tests.standard import ensure_standard_characteristics
+from identification.tests.helpers import ensure_standard_characteristics
 from publications.models import Publication, PublicationFruit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

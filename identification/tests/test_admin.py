@@ -8,22 +8,13 @@ from django.urls import reverse
 from catalog.tests.test_admin import fruit_change_url, fruit_form_data
 from fruitcatalog.tests.admin_pages import form_errors, management_form
 from identification.models import Characteristic, FruitCharacteristic
+from identification.tests.helpers import describe
 from publications.services import publication_link_fruit
 from publications.tests.factories import PublicationFactory
 
 pytestmark = pytest.mark.django_db
 
 COLOURS = [{"value": 1, "label": "green"}, {"value": 3, "label": "red"}]
-
-
-def set_values(fruit, values):
-    from identification.services import fruit_set_characteristics
-    from identification.validators import clean_fruit_characteristics
-
-    entries = [{"code": code, "values": v} for code, v in values.items()]
-    fruit_set_characteristics(
-        fruit=fruit, records=clean_fruit_characteristics(entries, fruit_type=fruit.type)
-    )
 
 
 def characteristic_form_data(**fields):
@@ -184,7 +175,7 @@ def stored_values(fruit) -> dict[str, list[int]]:
 
 def test_ticking_one_row_keeps_the_other_rows(admin_client, fruit_factory):
     fruit = fruit_factory(name="Elstar", catalog_number=1)
-    set_values(fruit, {"fruit_size": [5], "shape": [3]})
+    describe(fruit, {"fruit_size": [5], "shape": [3]})
     page = admin_client.get(fruit_change_url(fruit))
     rows = characteristics_rows(page)
     russet = rows.index(Characteristic.objects.get(code="russet_amount").pk)
@@ -196,7 +187,7 @@ def test_ticking_one_row_keeps_the_other_rows(admin_client, fruit_factory):
 
 def test_a_new_type_keeps_what_applies_to_both(admin_client, fruit_factory):
     fruit = fruit_factory(name="Odd", catalog_number=1)
-    set_values(fruit, {"fruit_size": [5], "shape": [3], "ground_colour": [2]})
+    describe(fruit, {"fruit_size": [5], "shape": [3], "ground_colour": [2]})
     page = admin_client.get(fruit_change_url(fruit))
     _, data = page_rows_data(page, fruit)
     data["type"] = "pear"
@@ -210,7 +201,7 @@ def test_a_row_of_a_characteristic_deleted_meanwhile_is_left_out(
 ):
     extra = characteristic_factory("t_gone", position=1)
     fruit = fruit_factory(name="Elstar", catalog_number=1)
-    set_values(fruit, {"fruit_size": [5]})
+    describe(fruit, {"fruit_size": [5]})
     page = admin_client.get(fruit_change_url(fruit))
     rows = characteristics_rows(page)
     _, data = page_rows_data(page, fruit, **{str(rows.index(extra.pk)): {"values": ["3"]}})
@@ -248,7 +239,7 @@ def test_a_characteristic_keeps_two_states_at_least(admin_client, characteristic
 
 def test_saving_the_page_unchanged_rewrites_no_value(admin_client, fruit_factory):
     fruit = fruit_factory(name="Elstar", catalog_number=1)
-    set_values(fruit, {"fruit_size": [5]})
+    describe(fruit, {"fruit_size": [5]})
     before = list(FruitCharacteristic.objects.values_list("pk", "updated_at"))
     page = admin_client.get(fruit_change_url(fruit))
     _, data = page_rows_data(page, fruit)

@@ -19,7 +19,7 @@ from identification.services import (
     characteristic_delete,
     fruit_set_characteristics,
 )
-from identification.validators import clean_fruit_characteristics
+from identification.tests.helpers import describe
 from publications.models import Publication
 from publications.services import publication_link_fruit
 
@@ -41,18 +41,6 @@ def post_csv(client, text: str | bytes, **params):
     data = text.encode() if isinstance(text, str) else text
     query = "&".join(f"{key}={value}" for key, value in params.items())
     return client.post(f"{IMPORTS}?{query}" if query else IMPORTS, data, content_type="text/csv")
-
-
-def describe(fruit, entries: dict, **extra) -> None:
-    """Store the fruit's values as the API does: `{code: [values]}` (`extra`: per code)."""
-    records = clean_fruit_characteristics(
-        [
-            {"code": code, "values": values, **extra.get(code, {})}
-            for code, values in entries.items()
-        ],
-        fruit_type=fruit.type,
-    )
-    fruit_set_characteristics(fruit=fruit, records=records)
 
 
 def values_of(fruit) -> dict[str, list[int]]:

@@ -5,19 +5,11 @@ import re
 import pytest
 
 from catalog.models import FruitRelation
-from identification.services import fruit_set_characteristics
-from identification.validators import clean_fruit_characteristics
+from identification.tests.helpers import describe
 from publications.services import publication_link_fruit
 from publications.tests.factories import PublicationFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def describe(fruit, values: dict, **extra):
-    entries = [{"code": code, "values": v, **extra.get(code, {})} for code, v in values.items()]
-    fruit_set_characteristics(
-        fruit=fruit, records=clean_fruit_characteristics(entries, fruit_type=fruit.type)
-    )
 
 
 def text_of(response) -> str:

@@ -84,9 +84,7 @@ class FruitCharacteristicInline(admin.TabularInline):
     fields = ["question", "values", "source", "pages", "note"]
     can_delete = False
     verbose_name = "characteristic"
-    verbose_name_plural = (
-        "characteristics (tick the states the fruit shows; save to see a new type's)"
-    )
+    verbose_name_plural = "characteristics of its type (tick the states the fruit shows)"
     classes = ["catalog-compact"]
 
     def get_extra(self, request, obj=None, **kwargs):

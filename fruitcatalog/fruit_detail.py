@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from catalog.serializers import BoundedListField, FruitDetailSerializer
 from catalog.views import FruitViewSet
-from identification.described import characteristic_record, described_prefetch
+from identification.described import characteristic_record, described_groups, with_described
 from identification.serializers import FruitCharacteristicSerializer
 from identification.services import fruit_set_characteristics
 from identification.validators import clean_fruit_characteristics
@@ -50,7 +50,7 @@ class CitedFruitDetailSerializer(FruitDetailSerializer):
         citations = self.fields["citations"]
         representation["citations"] = citations.to_representation(instance.citations)
         representation["characteristics"] = [
-            characteristic_record(row) for row in instance.characteristic_rows
+            characteristic_record(group) for group in described_groups(instance)
         ]
         return representation
 
@@ -78,9 +78,8 @@ class CitedFruitViewSet(FruitViewSet):
         if self.action == "list":
             return queryset
         citations = PublicationFruit.objects.as_citations()
-        return queryset.prefetch_related(
-            Prefetch("publication_links", queryset=citations, to_attr="citations"),
-            described_prefetch(),
+        return with_described(queryset).prefetch_related(
+            Prefetch("publication_links", queryset=citations, to_attr="citations")
         )
 
     def write(self, serializer):

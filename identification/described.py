@@ -1,42 +1,23 @@
-"""A fruit's characteristics as pages and the API show them: labels in value order, source."""
+"""A fruit's characteristics as pages and the API show them, read with the fruit itself.
 
-from django.db.models import OuterRef, Prefetch
+`with_described` annotates a fruit queryset with the fruit's values as flat entries (one per
+state shown), in the characteristics' question order: no query of their own, whatever the
+number of fruits. `described_groups` groups them again by characteristic.
+"""
+
+from django.db.models import OuterRef
 from django.db.models.functions import JSONArray
 
 from fruitcatalog.db.expressions import ListSubquery
-from identification.models import FruitCharacteristic, FruitCharacteristicState
+from identification.models import FruitCharacteristicState
 
-
-def described_rows():
-    """Fruits' values in question order, each with its states (`shown`: value and label pairs in
-    value order, from the row's own query) and its source's title (no cover bytes)."""
-    shown = (
-        FruitCharacteristicState.objects.filter(fruit_characteristic=OuterRef("pk"))
-        .order_by("state__value")
-        .values(entry=JSONArray("state__value", "state__label"))
-    )
-    return (
-        FruitCharacteristic.objects.select_related("characteristic", "source_publication")
-        .only(
-            "fruit_id",
-            "pages",
-            "note",
-            "characteristic__code",
-            "characteristic__name",
-            "characteristic__position",
-            "characteristic__scale",
-            "source_publication__title",
-        )
-        .annotate(shown=ListSubquery(shown))
-        .order_by("characteristic__position", "characteristic_id")
-    )
-
-
-# A fruit's values flattened, one entry per state shown: what the fruit's page reads with the
-# fruit itself (`with_described`), grouped again by `described_groups`.
+# One entry per state a fruit shows, in this order (`described_groups` reads them so).
 DESCRIBED_ENTRY = (
     "fruit_characteristic__characteristic_id",
+    "fruit_characteristic__characteristic__code",
     "fruit_characteristic__characteristic__name",
+    "fruit_characteristic__characteristic__position",
+    "state__value",
     "state__label",
     "fruit_characteristic__source_publication_id",
     "fruit_characteristic__source_publication__title",
@@ -46,8 +27,8 @@ DESCRIBED_ENTRY = (
 
 
 def with_described(fruits):
-    """Annotate `described`: the fruit's values as flat entries, in question and value order,
-    from the fruit's own query."""
+    """Annotate `described`: the fruits' values as flat entries (`DESCRIBED_ENTRY`), in
+    question and value order, from the fruits' own query."""
     entries = (
         FruitCharacteristicState.objects.filter(fruit_characteristic__fruit=OuterRef("pk"))
         .order_by(
@@ -61,39 +42,41 @@ def with_described(fruits):
 
 
 def described_groups(fruit) -> list[dict]:
-    """`described` (from `with_described`) as one entry per characteristic: name, labels,
-    source (publication id and title, pages) and note."""
+    """`described` (from `with_described`) as one entry per characteristic, in question order:
+    `id`, `code`, `name`, `position`, `values`, `labels`, `source` (`{"id", "title"}` or None),
+    `pages` and `note`."""
     groups: dict[int, dict] = {}
-    for char_id, name, label, source_id, title, pages, note in fruit.described:
+    for entry in fruit.described:
+        char_id, code, name, position, value, label, source_id, title, pages, note = entry
         group = groups.setdefault(
             char_id,
             {
+                "id": char_id,
+                "code": code,
                 "name": name,
+                "position": position,
+                "values": [],
                 "labels": [],
                 "source": None if source_id is None else {"id": source_id, "title": title},
                 "pages": pages,
                 "note": note,
             },
         )
+        group["values"].append(value)
         group["labels"].append(label)
     return list(groups.values())
 
 
-def described_prefetch() -> Prefetch:
-    """A fruit's values as `characteristic_rows`, for a fruit queryset."""
-    return Prefetch("characteristics", queryset=described_rows(), to_attr="characteristic_rows")
-
-
-def characteristic_record(row: FruitCharacteristic) -> dict:
-    """A fruit's value as the API's fruit detail reads it."""
-    publication = row.source_publication
+def characteristic_record(group: dict) -> dict:
+    """A fruit's value (from `described_groups`) as the API's fruit detail reads it."""
+    source = group["source"]
     return {
-        "code": row.characteristic.code,
-        "name": row.characteristic.name,
-        "values": [value for value, _ in row.shown],
-        "labels": [label for _, label in row.shown],
+        "code": group["code"],
+        "name": group["name"],
+        "values": group["values"],
+        "labels": group["labels"],
         "source": None
-        if publication is None
-        else {"publication_id": publication.pk, "title": publication.title, "pages": row.pages},
-        "note": row.note,
+        if source is None
+        else {"publication_id": source["id"], "title": source["title"], "pages": group["pages"]},
+        "note": group["note"],
     }

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit, FruitType, RelationKind
 from fruitcatalog.site.pages import not_found, render_page
-from identification.described import described_groups, described_prefetch, with_described
+from identification.described import described_groups, with_described
 from identification.identify import BadQuery, identify, parse_query
 from identification.models import STATE_READ_FIELDS, Characteristic, CharacteristicState
 from publications.pages import fruit_page_context
@@ -189,27 +189,22 @@ def compare_page(request):
         return compare_error(
             request, f"fruits: compare {COMPARE_MIN} to {COMPARE_MAX} different fruits."
         )
-    found = (
-        Fruit.objects.with_list_data()
-        .with_card_alt_text()
-        .defer("search_text")
-        .prefetch_related(described_prefetch())
-        .in_bulk(ids)
-    )
+    found = with_described(
+        Fruit.objects.with_list_data().with_card_alt_text().defer("search_text")
+    ).in_bulk(ids)
     fruits = [found[pk] for pk in ids if pk in found]
     if len(fruits) < len(ids):
         missing = ", ".join(str(pk) for pk in ids if pk not in found)
         return compare_error(request, f"fruits: the catalog has no fruit {missing}.", 404)
-    names: dict[str, tuple] = {}
-    shown: dict[str, dict[int, list[str]]] = {}
+    names: dict[int, tuple] = {}
+    shown: dict[int, dict[int, list[str]]] = {}
     for fruit in fruits:
-        for row in fruit.characteristic_rows:
-            char = row.characteristic
-            names[char.code] = (char.position, char.pk, char.name)
-            shown.setdefault(char.code, {})[fruit.pk] = [label for _, label in row.shown]
+        for group in described_groups(fruit):
+            names[group["id"]] = (group["position"], group["id"], group["name"])
+            shown.setdefault(group["id"], {})[fruit.pk] = group["labels"]
     rows = []
-    for code, (_, _, name) in sorted(names.items(), key=lambda item: item[1][:2]):
-        cells = [shown[code].get(fruit.pk) for fruit in fruits]
+    for char_id, (_, _, name) in sorted(names.items(), key=lambda item: item[1][:2]):
+        cells = [shown[char_id].get(fruit.pk) for fruit in fruits]
         described = {tuple(cell) for cell in cells if cell}
         rows.append({"name": name, "cells": cells, "differs": len(described) > 1})
     return render_page(

@@ -315,9 +315,9 @@ def test_detail_reads_no_image_bytes(
     for _ in range(3):
         add_image(fruit)
     anon_client.get(f"{FRUITS}/{fruit.pk}")  # the connection's one-time feature checks
-    # The fruit, its images, its relations, what others say of it, its citations, its
-    # characteristics (with their states, from the same query).
-    with reads_no_bytes(), django_assert_max_num_queries(6):
+    # The fruit (with its characteristics), its images, its relations, what others say of it,
+    # its citations.
+    with reads_no_bytes(), django_assert_max_num_queries(5):
         body = anon_client.get(f"{FRUITS}/{fruit.pk}").json()
     assert len(body["images"]) == 3
 

@@ -39,6 +39,24 @@ def joined(values) -> str:
     return VALUE_JOIN.join(str(value) for value in sorted(values))
 
 
+def held_values(
+    fruit_ids: list[int], characteristic_ids: list[int] | None = None, *, by: str = "id"
+) -> dict[int, dict]:
+    """The states the fruits show, as `{fruit_id: {characteristic id (or code): [values]}}`
+    (one query), for some characteristics only when `characteristic_ids` is given."""
+    rows = FruitCharacteristicState.objects.filter(fruit_characteristic__fruit_id__in=fruit_ids)
+    if characteristic_ids is not None:
+        rows = rows.filter(fruit_characteristic__characteristic_id__in=characteristic_ids)
+    held: dict[int, dict] = defaultdict(lambda: defaultdict(list))
+    for fruit_id, key, value in rows.order_by().values_list(
+        "fruit_characteristic__fruit_id",
+        f"fruit_characteristic__characteristic__{by}",
+        "state__value",
+    ):
+        held[fruit_id][key].append(value)
+    return held
+
+
 class CharacteristicColumns:
     """The provider of the `char:<code>` columns (`catalog.columns.ColumnProvider`)."""
 
@@ -51,21 +69,10 @@ class CharacteristicColumns:
 
     def export_values(self, fruit_ids: list[int]) -> dict[int, dict[str, str]]:
         """The fruits' cells (one query)."""
-        values: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-        rows = (
-            FruitCharacteristicState.objects.filter(fruit_characteristic__fruit_id__in=fruit_ids)
-            .order_by()
-            .values_list(
-                "fruit_characteristic__fruit_id",
-                "fruit_characteristic__characteristic__code",
-                "state__value",
-            )
-        )
-        for fruit_id, code, value in rows:
-            values[fruit_id][code].append(value)
+        held = held_values(fruit_ids, by="code")
         return {
-            fruit_id: {column_of(code): joined(held) for code, held in by_code.items()}
-            for fruit_id, by_code in values.items()
+            fruit_id: {column_of(code): joined(values) for code, values in by_code.items()}
+            for fruit_id, by_code in held.items()
         }
 
     def last_modified(self):
@@ -153,28 +160,15 @@ class CharacteristicReading:
         """The fruits whose values for these columns differ from their records (a query for
         every `BATCH` fruits)."""
         ids = list(records)
-        held: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        held: dict[int, dict[int, list[int]]] = {}
         characteristic_ids = [char.pk for char in self.columns.values()]
         for start in range(0, len(ids), BATCH):
-            rows = (
-                FruitCharacteristicState.objects.filter(
-                    fruit_characteristic__fruit_id__in=ids[start : start + BATCH],
-                    fruit_characteristic__characteristic_id__in=characteristic_ids,
-                )
-                .order_by()
-                .values_list(
-                    "fruit_characteristic__fruit_id",
-                    "fruit_characteristic__characteristic_id",
-                    "state__value",
-                )
-            )
-            for fruit_id, characteristic_id, value in rows:
-                held[fruit_id][characteristic_id].append(value)
+            held |= held_values(ids[start : start + BATCH], characteristic_ids)
         return {
             fruit_id
             for fruit_id, record in records.items()
             if any(
-                values != tuple(sorted(held[fruit_id].get(characteristic_id, ())))
+                values != tuple(sorted(held.get(fruit_id, {}).get(characteristic_id, ())))
                 for characteristic_id, values in record.items()
             )
         }

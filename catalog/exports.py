@@ -19,7 +19,7 @@ from django.urls import reverse
 from catalog.columns import extra_columns, extra_last_modified, extra_values
 from catalog.models import Deletion, Fruit, FruitImage
 from catalog.serializers import iso_timestamp
-from fruitcatalog.db.deadlines import renew_for_next_step
+from fruitcatalog.db.deadlines import keyset_chunks
 
 # The catalog's own columns; other apps' (`extra_columns()`) follow them.
 CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]
@@ -39,7 +39,6 @@ def from_text_cell(text: str) -> str:
     return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
 
 
-CHUNK = 2000  # rows per query
 
 
 def newest(*stamps: datetime | None) -> datetime | None:
@@ -59,27 +58,11 @@ def last_modified() -> datetime | None:
     )
 
 
-def in_chunks(queryset, size: int = CHUNK) -> Iterator[list]:
+def in_chunks(queryset) -> Iterator[list]:
     """The rows of `queryset` in catalog order (numbered fruits, then the others by id), one
-    chunk per query, each chunk's query after the last row of the one before (keyset)."""
-    numbered = queryset.filter(catalog_number__isnull=False).order_by("catalog_number")
-    last = 0
-    while True:
-        renew_for_next_step()
-        chunk = list(numbered.filter(catalog_number__gt=last)[:size])
-        if not chunk:
-            break
-        yield chunk
-        last = chunk[-1].catalog_number
-    unnumbered = queryset.filter(catalog_number__isnull=True).order_by("pk")
-    last = 0
-    while True:
-        renew_for_next_step()
-        chunk = list(unnumbered.filter(pk__gt=last)[:size])
-        if not chunk:
-            break
-        yield chunk
-        last = chunk[-1].pk
+    chunk per query (`keyset_chunks`)."""
+    yield from keyset_chunks(queryset.filter(catalog_number__isnull=False), "catalog_number")
+    yield from keyset_chunks(queryset.filter(catalog_number__isnull=True), "pk")
 
 
 def iso(moment: datetime) -> str:

@@ -23,11 +23,11 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 
-from catalog.exports import CHUNK, fruit_page_url, in_chunks, iso, newest
+from catalog.exports import fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
 from fruitcatalog.blobs.rights import license_url
-from fruitcatalog.db.deadlines import renew_for_next_step
+from fruitcatalog.db.deadlines import keyset_chunks
 from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
 from identification.models import CharacteristicState, FruitCharacteristic
 from publications.models import CITATION_FIELDS, CITED_FIELDS, Publication, PublicationFruit
@@ -226,18 +226,6 @@ def archive(
     yield pipe.take()
 
 
-def by_id_in_chunks(queryset, size: int = CHUNK) -> Iterator[list]:
-    """The rows of `queryset` by id, one chunk per query (keyset)."""
-    last = 0
-    while True:
-        renew_for_next_step()
-        chunk = list(queryset.filter(pk__gt=last).order_by("pk")[:size])
-        if not chunk:
-            return
-        yield chunk
-        last = chunk[-1].pk
-
-
 def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
     for chunk in in_chunks(Fruit.objects.only("catalog_number", "name", "type")):
         lines = []
@@ -249,7 +237,7 @@ def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
 
 def _name_rows(*, page_url, absolute) -> Iterator[list[str]]:
     names = FruitSynonym.objects.only("fruit_id", "name", "language")
-    for chunk in by_id_in_chunks(names):
+    for chunk in keyset_chunks(names):
         yield [tsv([page_url(name.fruit_id), name.name, name.language]) for name in chunk]
 
 
@@ -259,7 +247,7 @@ def _image_rows(*, page_url, absolute) -> Iterator[list[str]]:
         .select_related("fruit")
         .only(*IMAGE_FIELDS, "fruit__name")
     )
-    for chunk in by_id_in_chunks(images):
+    for chunk in keyset_chunks(images):
         yield [
             tsv(
                 [
@@ -282,7 +270,7 @@ def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
         .select_related("publication")
         .only("fruit_id", *CITATION_FIELDS, *(f"publication__{f}" for f in CITED_FIELDS))
     )
-    for chunk in by_id_in_chunks(links):
+    for chunk in keyset_chunks(links):
         yield [
             tsv(
                 [
@@ -312,7 +300,7 @@ def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
         )
         .prefetch_related(Prefetch("states", queryset=states))
     )
-    for chunk in by_id_in_chunks(values):
+    for chunk in keyset_chunks(values):
         lines = []
         for value in chunk:
             url = page_url(value.fruit_id)

@@ -135,3 +135,24 @@ def renew_for_next_step() -> None:
 def disarm_after_request(sender=None, **kwargs) -> None:
     """`request_finished`: the request no longer waits on the database."""
     WATCHDOG.disarm()
+
+
+KEYSET_CHUNK = 2000  # rows per query of a streamed export
+
+
+def keyset_chunks(queryset, field: str = "pk", size: int = KEYSET_CHUNK):
+    """The rows of `queryset` by `field` (unique, not null), `size` a query, each query after
+    the last row of the one before (keyset: a deep chunk costs what the first did). The
+    request's deadline is renewed before each query, so a long stream stays bounded a step at
+    a time (`renew_for_next_step`)."""
+    last = None
+    while True:
+        renew_for_next_step()
+        rows = queryset.order_by(field)
+        if last is not None:
+            rows = rows.filter(**{f"{field}__gt": last})
+        chunk = list(rows[:size])
+        if not chunk:
+            return
+        yield chunk
+        last = getattr(chunk[-1], field)

@@ -11,7 +11,7 @@ import logging
 from time import monotonic
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from drf_spectacular.utils import OpenApiResponse
@@ -90,18 +90,20 @@ class StreamedFileView(APIView):
         changed = self.last_modified(request)
         stamp = changed.isoformat() if changed else "empty"
         etag = '"' + hashlib.sha256(f"{stamp}\n{key}".encode()).hexdigest()[:32] + '"'
+        validators = {"ETag": etag, "Cache-Control": "public, no-cache"}  # caches revalidate
         timestamp = int(changed.timestamp()) if changed else None
-        not_modified = get_conditional_response(request, etag=etag, last_modified=timestamp)
-        if not_modified is not None:
-            return not_modified
+        if timestamp is not None:
+            validators["Last-Modified"] = http_date(timestamp)
+        # A 304 keeps the validators, as the byte responses' do (`blob_response`).
+        conditional = get_conditional_response(
+            request, etag=etag, last_modified=timestamp, response=HttpResponse(headers=validators)
+        )
+        if conditional.status_code != 200:
+            return conditional
         throttle = ExportThrottle()
         if not throttle.allow_request(request, self):
             self.throttled(request, throttle.wait())
         pieces = within(self.stream(request), settings.FRUITCATALOG_EXPORT_SECONDS, request.path)
-        response = StreamingHttpResponse(pieces, content_type=self.media_type)
-        response["ETag"] = etag
-        if timestamp is not None:
-            response["Last-Modified"] = http_date(timestamp)
-        response["Cache-Control"] = "public, no-cache"  # caches keep it, and revalidate
+        response = StreamingHttpResponse(pieces, content_type=self.media_type, headers=validators)
         response["Content-Disposition"] = f'attachment; filename="{self.filename}"'
         return response

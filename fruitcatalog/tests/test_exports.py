@@ -205,3 +205,13 @@ def test_a_name_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_read
     assert b"'=HYPERLINK" in exported and b"'@Boskoop" in exported
     response = curator_client.post("/api/v1/imports/fruits", exported, content_type="text/csv")
     assert response.json()["unchanged"] == 1, response.json()
+
+
+@pytest.mark.parametrize("path", [CSV, DWCA])
+def test_a_304_keeps_the_validators(anon_client, catalog, path):
+    first = anon_client.get(path)
+    again = anon_client.get(path, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert again["ETag"] == first["ETag"]
+    assert again["Last-Modified"] == first["Last-Modified"]
+    assert again["Cache-Control"] == "public, no-cache"

@@ -17,7 +17,7 @@ from fruitcatalog.blobs.models import (
     thumbnail_endpoint_side,
 )
 from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.blobs.rights import ImageRole, rights_constraints
+from fruitcatalog.blobs.rights import alt_text_or_role, rights_constraints
 from fruitcatalog.db.expressions import ListSubquery
 from fruitcatalog.db.search import (
     SearchQuerySetMixin,
@@ -295,10 +295,9 @@ class Fruit(models.Model):
     def card_alt(self) -> str:
         """The card image's alt text: as curators wrote it, else "{name}, {role}"
         (`with_card_alt_text()`)."""
-        if getattr(self, "card_alt_text", ""):
-            return self.card_alt_text
-        role = getattr(self, "card_role", None) or ImageRole.FRUIT
-        return f"{self.name}, {ImageRole(role).label.lower()}"
+        return alt_text_or_role(
+            getattr(self, "card_alt_text", ""), getattr(self, "card_role", None), self.name
+        )
 
     @property
     def name_records(self) -> list[dict]:

@@ -26,11 +26,11 @@ from drf_spectacular.utils import extend_schema
 from catalog.exports import fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
-from fruitcatalog.blobs.rights import license_url
+from fruitcatalog.blobs.rights import alt_text_or_role, license_url
 from fruitcatalog.db.deadlines import keyset_chunks
 from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
 from identification.models import CharacteristicState, FruitCharacteristic
-from publications.models import CITATION_FIELDS, CITED_FIELDS, Publication, PublicationFruit
+from publications.models import CITED_FIELDS, Publication, PublicationFruit
 
 # What a multimedia row reads of an image (never its bytes).
 IMAGE_FIELDS = [
@@ -254,9 +254,9 @@ def _image_rows(*, page_url, absolute) -> Iterator[list[str]]:
                     page_url(image.fruit_id),
                     absolute(image.get_data_url()),
                     image.content_type,
-                    image.alt_text or f"{image.fruit.name}, {image.get_role_display().lower()}",
+                    alt_text_or_role(image.alt_text, image.role, image.fruit.name),
                     image.creator,
-                    license_url(image.license) or image.license,
+                    image.license_url or image.license,
                     image.source,
                 ]
             )
@@ -265,12 +265,8 @@ def _image_rows(*, page_url, absolute) -> Iterator[list[str]]:
 
 
 def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
-    links = (
-        PublicationFruit.objects.without_blobs()
-        .select_related("publication")
-        .only("fruit_id", *CITATION_FIELDS, *(f"publication__{f}" for f in CITED_FIELDS))
-    )
-    for chunk in keyset_chunks(links):
+    # The citations' query shape; the chunks order by id.
+    for chunk in keyset_chunks(PublicationFruit.objects.as_citations()):
         yield [
             tsv(
                 [

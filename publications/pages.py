@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
 from fruitcatalog.blobs.models import blob_fields
+from fruitcatalog.blobs.rights import alt_text_or_role
 from fruitcatalog.db.ids import ID_MAX
 from fruitcatalog.site.pages import not_found, render_list_page, render_page
 from fruitcatalog.site.structured_data import json_ld, without_empty
@@ -51,6 +52,13 @@ def fruit_page_context(request, pk: int, *, more=None) -> dict | None:
     )
     first = next((link for link in links if link.is_first_description), None)
     images = fruit.images.all()
+    # Each image's alt text, as the templates show it.
+    for image in images:
+        image.alt = alt_text_or_role(image.alt_text, image.role, fruit.name)
+    for link in links:
+        for image in link.images.all():
+            shows = alt_text_or_role("", image.role, fruit.name)
+            image.alt = image.alt_text or f"{shows} in {link.publication.title}"
     return {
         "fruit": fruit,
         "images": images,
@@ -85,7 +93,7 @@ def image_object(request, image, subject: str) -> dict:
             "@type": "ImageObject",
             "contentUrl": request.build_absolute_uri(image.get_data_url()),
             "thumbnailUrl": request.build_absolute_uri(image.get_thumbnail_url()),
-            "caption": image.alt_text or f"{subject}, {image.get_role_display().lower()}",
+            "caption": alt_text_or_role(image.alt_text, image.role, subject),
             "license": image.license_url,
             "creditText": image.creator,
             "creator": creator,

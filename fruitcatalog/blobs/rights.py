@@ -25,6 +25,12 @@ class ImageRole(models.TextChoices):
     OTHER = "other", "Other"
 
 
+def alt_text_or_role(alt_text: str, role: str, subject: str) -> str:
+    """An image's alt text: as curators wrote it, else what it shows of its subject
+    ("Gravensteiner, blossom")."""
+    return alt_text or f"{subject}, {ImageRole(role or ImageRole.FRUIT).label.lower()}"
+
+
 class License(models.TextChoices):
     """The terms an image may be used under ("" when unknown)."""
 

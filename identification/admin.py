@@ -5,7 +5,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from catalog.admin import FruitAdmin
-from catalog.models import Fruit
+from catalog.models import Fruit, FruitImage
 from identification.forms import (
     CharacteristicAdminForm,
     FruitCharacteristicForm,
@@ -27,9 +27,15 @@ class CharacteristicStateInline(admin.TabularInline):
 
     model = CharacteristicState
     fields = ["value", "label", "image"]
-    raw_id_fields = ["image"]
+    # Chosen by searching the fruit images (their admin serves it without the bytes).
+    autocomplete_fields = ["image"]
     extra = 1
     min_num, max_num = 2, 20
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "image":  # the chosen images' labels, without their bytes
+            kwargs["queryset"] = FruitImage.objects.without_blobs().select_related("fruit")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_formset(self, request, obj=None, **kwargs):
         # The admin passes min_num and max_num on but does not enforce them by default.

@@ -245,3 +245,17 @@ def test_saving_the_page_unchanged_rewrites_no_value(admin_client, fruit_factory
     _, data = page_rows_data(page, fruit)
     assert admin_client.post(fruit_change_url(fruit), data).status_code == 302
     assert list(FruitCharacteristic.objects.values_list("pk", "updated_at")) == before
+
+
+def test_a_characteristic_page_shows_its_state_pictures_without_reading_bytes(
+    admin_client, fruit_factory, add_image, characteristic_factory, reads_no_bytes
+):
+    char = characteristic_factory("t_pictured", scale="nominal", states=COLOURS)
+    image = add_image(fruit_factory(name="Boskoop"))
+    char.states.update(image=image)
+    with reads_no_bytes():
+        page = admin_client.get(
+            reverse("admin:identification_characteristic_change", args=[char.pk])
+        )
+    assert page.status_code == 200
+    assert f'value="{image.pk}" selected' in page.text

@@ -5,7 +5,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from catalog.admin import FruitAdmin
-from catalog.models import Fruit, FruitImage
+from catalog.models import Fruit, FruitImage, FruitType
 from identification.forms import (
     CharacteristicAdminForm,
     FruitCharacteristicForm,
@@ -54,11 +54,10 @@ class CharacteristicAdmin(admin.ModelAdmin):
     list_filter = ["scale", "reliability"]
     fields = ["code", "name", "types", "scale", "reliability", "position", "reference"]
     search_fields = ["code", "name", "reference"]
-    ordering = ["position", "pk"]
 
     @admin.display(description="Fruit types")
     def type_labels(self, characteristic):
-        return characteristic.type_labels()
+        return ", ".join(FruitType(value).label for value in characteristic.type_list)
 
     def save_model(self, request, obj, form, change):
         """Through the service: a type no longer listed loses its fruits' values."""

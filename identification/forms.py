@@ -4,6 +4,7 @@ from django import forms
 from django.utils.html import format_html
 
 from catalog.models import FruitType
+from fruitcatalog.db.ids import parse_id
 from identification.models import Characteristic, FruitCharacteristic
 from identification.services import fruit_set_characteristics
 from identification.validators import clean_fruit_characteristics
@@ -44,12 +45,6 @@ class NamedHiddenInput(forms.HiddenInput):
         return False  # shown in its own column
 
 
-def posted_id(value) -> int | None:
-    """A posted id, or None when it is not a plain ASCII number."""
-    text = str(value)
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
-
-
 class FruitCharacteristicForm(forms.ModelForm):
     """One characteristic of the fruit: its states to tick, the source and pages beside it.
 
@@ -60,9 +55,7 @@ class FruitCharacteristicForm(forms.ModelForm):
     values = forms.TypedMultipleChoiceField(
         coerce=int, required=False, widget=forms.CheckboxSelectMultiple, label="States"
     )
-    source = forms.TypedChoiceField(
-        coerce=int, required=False, empty_value=None, label="Source"
-    )
+    source = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, label="Source")
 
     class Meta:
         model = FruitCharacteristic
@@ -131,7 +124,7 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
         data = args[0] if args else kwargs.get("data")
         if data is not None:
             ids = {
-                posted_id(value)
+                parse_id(value)
                 for key, value in data.items()
                 if key.startswith("characteristics-") and key.endswith("-question")
             }
@@ -155,7 +148,7 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
         question = None
         if self.is_bound:
             # The row's own characteristic, as posted (the type may have changed meanwhile).
-            posted = posted_id(self.data.get(f"{self.add_prefix(index)}-question", ""))
+            posted = parse_id(self.data.get(f"{self.add_prefix(index)}-question", ""))
             question = self.posted_questions.get(posted)
             # What the row showed, by its characteristic (rows may have moved since).
             kwargs["initial"] = self.initial_by_id.get(posted, {"question": posted})

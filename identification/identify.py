@@ -138,7 +138,11 @@ def identify(query) -> Identification:
             else:
                 candidate.unknown.append(code)
         listed.append(candidate)
-    fruits = Fruit.objects.with_list_data().in_bulk([candidate.fruit_id for candidate in listed])
+    fruits = (
+        Fruit.objects.with_list_data()
+        .defer("search_text")
+        .in_bulk([candidate.fruit_id for candidate in listed])
+    )
     for candidate in listed:
         candidate.fruit = fruits.get(candidate.fruit_id)
     # A fruit deleted since the values were read is gone from the list (its version bump makes

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from catalog.models import Fruit, FruitImage, FruitType
+from fruitcatalog.blobs.models import blob_fields
 from publications.models import Publication
 
 CODE_PATTERN = r"^[a-z][a-z0-9_]{0,49}\Z"
@@ -19,6 +20,8 @@ def validate_not_reserved(code: str) -> None:
     """A code is an identify parameter: it may not shadow the endpoint's own parameters."""
     if code in RESERVED_CODES:
         raise ValidationError(f"{code!r} is reserved (an identify parameter): choose another code.")
+
+
 STATE_VALUE_MIN, STATE_VALUE_MAX = 1, 99
 PAGES_MAX, NOTE_MAX = 50, 500
 
@@ -42,6 +45,11 @@ def join_types(types) -> str:
     return "," + ",".join(sorted(set(types))) + "," if types else ""
 
 
+def split_types(joined: str) -> list[str]:
+    """`join_types` undone."""
+    return [value for value in joined.split(",") if value]
+
+
 class CharacteristicQuerySet(models.QuerySet):
     def of_type(self, fruit_type: str):
         return self.filter(fruit_types__contains=f",{fruit_type},")
@@ -50,13 +58,9 @@ class CharacteristicQuerySet(models.QuerySet):
         return self.order_by("position", "pk")
 
     def with_states(self):
+        """The states, each with its image (never the image's bytes)."""
         return self.prefetch_related(
-            models.Prefetch(
-                "states",
-                queryset=CharacteristicState.objects.select_related("image").only(
-                    *STATE_READ_FIELDS
-                ),
-            )
+            models.Prefetch("states", queryset=CharacteristicState.objects.with_images())
         )
 
 
@@ -105,32 +109,20 @@ class Characteristic(models.Model):
 
     @property
     def type_list(self) -> list[str]:
-        return [value for value in self.fruit_types.split(",") if value]
+        return split_types(self.fruit_types)
 
     @type_list.setter
     def type_list(self, types) -> None:
         self.fruit_types = join_types(types)
 
-    def type_labels(self) -> str:
-        return ", ".join(FruitType(value).label for value in self.type_list)
 
+class CharacteristicStateQuerySet(models.QuerySet):
+    def with_images(self):
+        """Each state's image joined in, without its bytes."""
+        return self.select_related("image").defer(*blob_fields(FruitImage, via="image"))
 
-# What a state's read needs of its image: never the bytes.
-STATE_READ_FIELDS = (
-    "id",
-    "characteristic_id",
-    "value",
-    "label",
-    "image__id",
-    "image__fruit_id",
-    "image__sha256",
-    "image__width",
-    "image__height",
-    "image__thumbnail_sha256",
-    "image__thumbnail_width",
-    "image__thumbnail_height",
-    "image__alt_text",
-)
+    def of_type(self, fruit_type: str):
+        return self.filter(characteristic__in=Characteristic.objects.of_type(fruit_type))
 
 
 class CharacteristicState(models.Model):
@@ -152,6 +144,8 @@ class CharacteristicState(models.Model):
         related_name="+",
         help_text="A fruit image that shows the state.",
     )
+
+    objects = CharacteristicStateQuerySet.as_manager()
 
     class Meta:
         ordering = ["characteristic", "value"]

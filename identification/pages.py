@@ -9,10 +9,11 @@ from django.http import QueryDict
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit, FruitType, RelationKind
+from fruitcatalog.db.ids import parse_id
 from fruitcatalog.site.pages import not_found, render_page
 from identification.described import described_groups, with_described
 from identification.identify import BadQuery, identify, parse_query
-from identification.models import STATE_READ_FIELDS, Characteristic, CharacteristicState
+from identification.models import Characteristic, CharacteristicState, split_types
 from publications.pages import fruit_page_context
 
 COMPARE_MIN, COMPARE_MAX = 2, 6
@@ -61,8 +62,10 @@ def confused_ids(fruit) -> list[int]:
 def types_with_questions() -> list[tuple[str, str]]:
     """The fruit types some characteristic applies to, in the catalog's order of types."""
     stored = set()
-    for joined in Characteristic.objects.values_list("fruit_types", flat=True).distinct():
-        stored.update(value for value in joined.split(",") if value)
+    for joined in (
+        Characteristic.objects.order_by().values_list("fruit_types", flat=True).distinct()
+    ):
+        stored.update(split_types(joined))
     return [(value, label) for value, label in FruitType.choices if value in stored]
 
 
@@ -70,11 +73,7 @@ def state_images(fruit_type: str) -> dict[int, object]:
     """The images curators chose for the states of the type's characteristics, by state id
     (read per page: the kept values hold no picture)."""
     states = (
-        CharacteristicState.objects.filter(
-            characteristic__fruit_types__contains=f",{fruit_type},", image__isnull=False
-        )
-        .select_related("image")
-        .only(*STATE_READ_FIELDS)
+        CharacteristicState.objects.of_type(fruit_type).filter(image__isnull=False).with_images()
     )
     return {state.pk: state.image for state in states}
 
@@ -95,7 +94,7 @@ def question_view(question, answer: tuple[int, ...], images=None) -> dict:
     if len(answer) > 1:
         several = {
             "value": ",".join(str(value) for value in answer),
-            "label": " or ".join(question.label(value) for value in answer),
+            "label": labels(question, answer),
         }
     return {
         "code": question.code,
@@ -181,10 +180,10 @@ def compare_page(request):
     """2-6 fruits side by side: picture, names, and every characteristic any of them shows,
     the rows where they differ marked."""
     raw = request.GET.get("fruits", "")
-    parts = [part.strip() for part in raw.split(",") if part.strip()]
-    if not all(part.isascii() and part.isdigit() and len(part) <= 18 for part in parts):
+    parts = [parse_id(part.strip()) for part in raw.split(",") if part.strip()]
+    if None in parts:
         return compare_error(request, "fruits: give fruit numbers separated by commas.")
-    ids = list(dict.fromkeys(int(part) for part in parts))
+    ids = list(dict.fromkeys(parts))
     if not COMPARE_MIN <= len(ids) <= COMPARE_MAX:
         return compare_error(
             request, f"fruits: compare {COMPARE_MIN} to {COMPARE_MAX} different fruits."
@@ -221,5 +220,3 @@ def compare_error(request, message: str, status: int = 400):
         {"fruits": [], "rows": [], "errors": [message], "section": "identify"},
         status=status,
     )
-
-

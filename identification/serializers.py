@@ -1,6 +1,5 @@
 """Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
 
-
 from rest_framework import serializers
 
 from catalog.models import FruitImage, FruitType
@@ -16,12 +15,6 @@ from identification.models import (
     STATES_MIN,
     Characteristic,
 )
-
-
-class StateImageSerializer(serializers.Serializer):
-    fruit_id = serializers.IntegerField()
-    image_id = serializers.IntegerField()
-    thumbnail_url = serializers.CharField()
 
 
 class StateSerializer(serializers.Serializer):

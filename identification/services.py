@@ -190,7 +190,7 @@ def after_fruit_write(fruit: Fruit, *, previous_type: str | None, deleted: bool)
     if previous_type is None or previous_type == fruit.type:
         return
     FruitCharacteristic.objects.filter(fruit=fruit).exclude(
-        characteristic__fruit_types__contains=f",{fruit.type},"
+        characteristic__in=Characteristic.objects.of_type(fruit.type)
     ).delete()
     bump_versions([previous_type, fruit.type])
 

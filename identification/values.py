@@ -27,13 +27,8 @@ from identification.models import (
 class Question:
     """A characteristic as the pages and the API ask it."""
 
-    id: int
     code: str
     name: str
-    scale: str
-    reliability: str
-    position: int
-    reference: str
     states: tuple  # CharacteristicState rows (no image), in value order
 
     def label(self, value: int) -> str:
@@ -96,16 +91,7 @@ def load(fruit_type: str, version: int) -> TypeValues:
     for char in chars:
         states = tuple(char.states.all())
         codes[char.pk] = char.code
-        loaded.questions[char.code] = Question(
-            id=char.pk,
-            code=char.code,
-            name=char.name,
-            scale=char.scale,
-            reliability=char.reliability,
-            position=char.position,
-            reference=char.reference,
-            states=states,
-        )
+        loaded.questions[char.code] = Question(code=char.code, name=char.name, states=states)
         loaded.characteristics[char.code] = scoring.Characteristic(
             code=char.code,
             states=tuple(state.value for state in states),

@@ -117,9 +117,6 @@ IMPORT_CACHE_SECONDS = 30 * 60
 
 def preview_context(report, token: str) -> dict:
     """What the import page shows of a checked file: counts, every row, the file's errors."""
-    report.count_new = report.count("new")
-    report.count_changed = report.count("changed")
-    report.count_unchanged = report.count("unchanged")
     in_rows = {id(error) for row in report.rows for error in row.errors}
     return {
         "report": report,
@@ -199,19 +196,13 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
             report = import_fruits(data, dry_run=False)
             if report.ok:
                 cache.delete(IMPORT_CACHE_KEY.format(token=token))
-                counts = report.as_dict()
-                self.message_user(
-                    request,
-                    f"Imported: {counts['created']} new, {counts['updated']} changed, "
-                    f"{counts['unchanged']} unchanged.",
-                    messages.SUCCESS,
-                )
+                self.message_user(request, f"Imported: {report.summary()}.", messages.SUCCESS)
                 return redirect("admin:catalog_fruit_changelist")
             context |= preview_context(report, token)
         elif request.method == "POST":
             form = ImportForm(request.POST, request.FILES)
             if form.is_valid():
-                data = form.cleaned_data["data"]
+                data = form.cleaned_data["file"]
                 token = secrets.token_hex(16)
                 report = import_fruits(data, dry_run=True)
                 if report.ok:

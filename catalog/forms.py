@@ -24,20 +24,10 @@ class ImportForm(forms.Form):
     )
 
     def clean_file(self):
-        upload = self.cleaned_data["file"]
-        data = read_upload(upload)
-        try:
-            validate_upload_size(data)
-        except ValidationError as error:
-            raise ValidationError(error.messages) from None
-        self.cleaned_data["data"] = data
-        return upload
-
-    def clean(self):
-        cleaned = super().clean()
-        if "file" in cleaned:
-            cleaned["data"] = self.cleaned_data["data"]
-        return cleaned
+        """The uploaded file's bytes, within the upload limit."""
+        data = read_upload(self.cleaned_data["file"])
+        validate_upload_size(data)
+        return data
 
 
 class MultipleFileInput(forms.ClearableFileInput):

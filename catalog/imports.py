@@ -92,8 +92,15 @@ class ImportReport:
     def ok(self) -> bool:
         return not self.errors
 
+    def summary(self) -> str:
+        """"3 new, 1 changed, 20 unchanged": what the admin and the command say."""
+        return (
+            f"{self.count('new')} new, {self.count('changed')} changed, "
+            f"{self.count('unchanged')} unchanged"
+        )
+
     def as_dict(self) -> dict:
-        """The answer of the API (and the command's summary)."""
+        """The answer of the API."""
         return {
             "dry_run": self.dry_run,
             "created": self.count("new"),
@@ -245,15 +252,14 @@ def plan_import(
     *,
     dry_run: bool,
     progress: Callable | None = None,
-    rows_max: int | str | None = "ROWS_MAX",
+    bounded: bool = True,
 ) -> ImportReport:
     """Read and check every row and compare it with the catalog; write nothing.
 
     `progress(n)` is called as rows are checked (the command's progress bar). More data rows
-    than `rows_max` (None: any number) is an error of the file.
+    than `ROWS_MAX` is an error of the file, unless not `bounded` (the command).
     """
-    if rows_max == "ROWS_MAX":
-        rows_max = ROWS_MAX  # read when called: a setting of the module
+    rows_max = ROWS_MAX if bounded else None  # read when called: a setting of the module
     report = ImportReport(dry_run=dry_run)
     try:
         header, rows = read_rows(data)
@@ -408,10 +414,10 @@ def import_fruits(
     *,
     dry_run: bool,
     progress: Callable | None = None,
-    rows_max: int | str | None = "ROWS_MAX",
+    bounded: bool = True,
 ) -> ImportReport:
     """Check the file and, unless `dry_run` or it has errors, apply it in one transaction."""
-    report = plan_import(data, dry_run=dry_run, progress=progress, rows_max=rows_max)
+    report = plan_import(data, dry_run=dry_run, progress=progress, bounded=bounded)
     if report.ok and not dry_run:
         apply_import(report)
     return report

@@ -119,7 +119,7 @@ def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
     if fruit_id is not None:
         ancestors = [r["other_id"] for r in cleaned if r["kind"] in ANCESTRY and r["other_id"]]
         if descends_from(ancestors, fruit_id):
-            raise ValidationError("A parentage loop: the fruit would become its own ancestor.")
+            raise ValidationError(LOOP_MESSAGE)
     return cleaned
 
 

@@ -224,13 +224,11 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
         if dry_run not in ("0", "1", "true", "false"):
             return self.refused("dry_run", "Use 1 or 0.", dry_run=False)
         dry_run = dry_run in ("1", "true")
-        data = request.data if isinstance(request.data, bytes) else None
-        if data is None:
-            upload = request.FILES.get("file")
-            if upload is None:
-                return self.refused("file", "No file was submitted.", dry_run=dry_run)
-            data = upload.read()
-        if not data:
+        try:
+            data = uploaded_bytes(request, "file")
+        except serializers.ValidationError as error:
+            return self.refused("file", error.detail["file"][0], dry_run=dry_run)
+        if not data:  # an empty file in the multipart form
             return self.refused("file", "The submitted file is empty.", dry_run=dry_run)
         report = import_fruits(data, dry_run=dry_run)
         code = status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST

@@ -40,16 +40,12 @@ class Command(BaseCommand):
         show_bar = self.stdout.isatty() and options["verbosity"] > 0
         with tqdm(unit="row", disable=not show_bar, file=sys.stderr) as bar:
             report = import_fruits(
-                data, dry_run=options["dry_run"], progress=bar.update, rows_max=None
+                data, dry_run=options["dry_run"], progress=bar.update, bounded=False
             )
         for error in report.errors:
             column = f", {error.field}" if error.field else ""
             self.stderr.write(f"row {error.row}{column}: {error.message}")
-        summary = report.as_dict()
-        line = (
-            f"{summary['created']} new, {summary['updated']} changed, "
-            f"{summary['unchanged']} unchanged"
-        )
+        line = report.summary()
         if report.errors:
             count = len(report.errors)
             plural = "s" if count != 1 else ""

@@ -47,7 +47,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 ## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists and exports at a million fruits, imports
-##        (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
+##        (PostgreSQL), identification's quality and speed (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
 	$(BIN)/python bench/bench_backfill.py

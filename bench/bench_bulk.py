@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -31,16 +30,7 @@ ROWS = 10_000
 
 
 def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
-    os.environ["FRUITCATALOG_EXPORT_RATE_PER_ADDRESS"] = ""  # measured, not limited
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    settings.ALLOWED_HOSTS = ["testserver"]
+    support.setup_django(url, FRUITCATALOG_EXPORT_RATE_PER_ADDRESS="")  # measured, not limited
 
 
 def spreadsheet(rows: int, *, renamed: bool = False) -> bytes:

@@ -53,18 +53,6 @@ KINDS = [
 RELIABILITIES = ("high", "medium", "low")
 
 
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    settings.ALLOWED_HOSTS = ["testserver"]
-
-
 def synthetic_characteristics() -> tuple[dict, dict]:
     """Create the synthetic characteristics; their scoring form and state frequencies."""
     from identification import scoring
@@ -250,7 +238,7 @@ def main() -> None:
 
 def run(url: str) -> None:
     started = time.monotonic()
-    setup_django(url)
+    support.setup_django(url)
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client

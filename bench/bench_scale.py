@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import random
 import statistics
 import sys
@@ -211,18 +210,10 @@ def main() -> None:
 
     url = support.database_url(DATABASE)
     support.ensure_database(url, reload=args.reload)
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
-    import django
-
-    django.setup()
-    from django.conf import settings
+    support.setup_django(url)
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from django.test import Client
-
-    settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)
     load(args.fruits)
     # As autovacuum leaves a settled table: statistics fresh and the visibility map set, so

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -39,19 +38,11 @@ ROWS = [  # (label, kinds, floor on SQLite, floor on PostgreSQL)
 
 def measure_on(url: str) -> dict:
     """Load the varieties into the database `url` names and score every query (a child run)."""
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
-    import django
-
-    django.setup()
-    from django.conf import settings
+    support.setup_django(url)
     from django.core.management import call_command
     from django.test import Client
 
     from catalog.tests.search_quality import load_varieties, measure
-
-    settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)
     load_varieties()
     quality = measure(Client())

@@ -48,6 +48,21 @@ def ensure_database(url: str, *, reload: bool = False) -> None:
         subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {name}"], check=True)
 
 
+def setup_django(url: str, **environ: str) -> None:
+    """Django set up on the database `url` names (`environ`: more settings from the
+    environment), for requests through the test `Client` (host `testserver`)."""
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fruitcatalog.settings")
+    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only")
+    os.environ.update(environ)
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = ["testserver"]
+
+
 def drop_database(url: str) -> None:
     """Drop the database `url` names, if it exists."""
     server, name = url.rsplit("/", 1)

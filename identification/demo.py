@@ -10,21 +10,21 @@ from identification.validators import clean_fruit_characteristics
 def load_demo_characteristics() -> int:
     """Describe the demo fruits that have no characteristics yet; return how many were."""
     described = set(FruitCharacteristic.objects.values_list("fruit_id", flat=True).distinct())
-    # Characteristics a curator deleted or renamed are left out, not an error.
-    known = {
-        (char.code, fruit_type)
-        for char in Characteristic.objects.only("code", "fruit_types")
-        for fruit_type in char.type_list
-    }
+    # What curators changed since (a characteristic deleted or renamed, a state removed) is
+    # left out, not an error: the states each type's characteristics still have, by code.
+    known: dict[tuple[str, str], set[int]] = {}
+    for char in Characteristic.objects.only("code", "fruit_types").prefetch_related("states"):
+        for fruit_type in char.type_list:
+            known[(char.code, fruit_type)] = {state.value for state in char.states.all()}
     count = 0
     for fruit in Fruit.objects.filter(name__in=list(DEMO_VALUES)).order_by("pk"):
         if fruit.pk in described:
             continue
-        entries = [
-            {"code": code, "values": values}
-            for code, values in DEMO_VALUES[fruit.name].items()
-            if (code, fruit.type) in known
-        ]
+        entries = []
+        for code, values in DEMO_VALUES[fruit.name].items():
+            kept = [value for value in values if value in known.get((code, fruit.type), ())]
+            if kept:
+                entries.append({"code": code, "values": kept})
         if not entries:
             continue
         records = clean_fruit_characteristics(entries, fruit_type=fruit.type)

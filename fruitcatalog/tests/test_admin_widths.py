@@ -7,7 +7,7 @@ import pytest
 from catalog.models import FruitImage
 from fruitcatalog.testing.browser import log_in_to_admin
 from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
-from identification.tests.conftest import make_characteristic
+from identification.tests.factories import make_characteristic
 from publications.models import PublicationFruitImage
 from publications.services import publication_fruit_set_description, publication_link_fruit
 from publications.tests.factories import PublicationFactory

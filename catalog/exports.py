@@ -12,8 +12,7 @@ import csv
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
-from django.db.models import Count, Max, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Max
 from django.urls import reverse
 
 from catalog.columns import extra_columns, extra_last_modified, extra_values
@@ -81,14 +80,9 @@ def fruit_page_url(request) -> Callable[[int], str]:
 
 def with_export_data(queryset):
     """What a CSV row needs: names (one array per row) and the image count, nothing else."""
-    images = FruitImage.objects.filter(fruit=OuterRef("pk")).order_by()
     return (
         queryset.with_names()
-        .annotate(
-            image_count=Coalesce(
-                Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
-            )
-        )
+        .with_image_count()
         .only("catalog_number", "name", "type", "updated_at")
     )
 

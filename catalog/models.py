@@ -76,12 +76,8 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         page; each card subquery is one probe of the card index (`catalog_fruitimage_card_idx`).
         `names_in_order` holds the other names' records (`Fruit.name_records`), in their order.
         """
-        images = FruitImage.objects.filter(fruit=OuterRef("pk"))
-        card = images.in_card_order()
-        return self.with_names().annotate(
-            image_count=Coalesce(
-                Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
-            ),
+        card = FruitImage.objects.filter(fruit=OuterRef("pk")).in_card_order()
+        return self.with_names().with_image_count().annotate(
             card_image_id=Subquery(card.values("pk")[:1]),
             card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
             card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
@@ -124,6 +120,15 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
             names_in_order=ListSubquery(
                 names.values(entry=JSONArray("name", "kind", "language", "note"))
             ),
+        )
+
+    def with_image_count(self):
+        """Annotate `image_count`: a correlated count, computed for the rows read only."""
+        images = FruitImage.objects.filter(fruit=OuterRef("pk")).order_by()
+        return self.annotate(
+            image_count=Coalesce(
+                Subquery(images.values("fruit").annotate(n=Count("pk")).values("n")[:1]), 0
+            )
         )
 
     def with_card_choice(self):

@@ -1,8 +1,9 @@
-"""Public pages that show publications: a fruit's page (with what describes it), the publications.
+"""Public pages that show publications: what a fruit's page shows of them, the publications.
 
-A fruit's page lives here rather than in `catalog.pages` because it lists the publications that
-describe the fruit, and the catalog never imports publications. Every page runs a fixed number
-of queries whatever the catalog holds, and none reads a byte column.
+A fruit's page is composed in `identification.pages` from `fruit_page_context` here (the
+publications describing it) and the characteristics it shows; the catalog never imports
+publications. Every page runs a fixed number of queries whatever the catalog holds, and none
+reads a byte column.
 """
 
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
@@ -17,15 +18,6 @@ from fruitcatalog.site.pages import not_found, render_list_page, render_page
 from fruitcatalog.site.structured_data import json_ld, without_empty
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
-
-
-@require_safe
-def fruit_page(request, pk: int):
-    """One fruit: its images, synonyms, and each publication describing it with PDF and images."""
-    context = fruit_page_context(request, pk)
-    if context is None:
-        return not_found(request, message="The catalog has no fruit with this number.")
-    return render_page(request, "publications/fruit_page.html", context)
 
 
 def fruit_page_context(request, pk: int, *, more=None) -> dict | None:

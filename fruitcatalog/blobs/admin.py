@@ -15,6 +15,7 @@ from django.utils.text import capfirst
 
 from fruitcatalog.blobs.backfill import backfill_thumbnails, remaining_count
 from fruitcatalog.blobs.models import blob_fields
+from fruitcatalog.blobs.rights import DETAIL_FIELDS
 
 LIST_THUMBNAIL_SIDE = 56  # px; a row stays compact while the fruit is still recognisable
 PREVIEW_SIDE = 120  # px; on change pages, where there is room to look at the crop
@@ -115,8 +116,8 @@ class AdminAssetsMixin:
         css = {"all": ["blobs/admin.css"]}
 
 
-# What curators write about an image on its change page.
-IMAGE_RIGHTS_FIELDS = ["alt_text", "role", "creator", "source", "license"]
+# What curators write about an image on its change page: its details and rights.
+IMAGE_RIGHTS_FIELDS = DETAIL_FIELDS
 # The read-only part of an image's change page, shared by fruit and publication fruit images.
 IMAGE_DETAIL_FIELDS = [
     "preview_large",

@@ -5,6 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from dwca.read import DwCAReader
 
+from fruitcatalog.tests.streams import body
 from identification.models import Characteristic
 from identification.services import characteristic_save
 from identification.tests.helpers import describe
@@ -16,10 +17,6 @@ pytestmark = pytest.mark.django_db
 DWCA = "/api/v1/exports/dwca.zip"
 DWC = "http://rs.tdwg.org/dwc/terms/"
 MEASUREMENT = f"{DWC}MeasurementOrFact"
-
-
-def body(response) -> bytes:
-    return b"".join(response.streaming_content)
 
 
 def read_archive(client, tmp_path) -> dict:

@@ -12,6 +12,7 @@ from catalog.exports import CSV_COLUMNS
 from catalog.models import Fruit, FruitImage
 from fruitcatalog.testing.media import make_object_png
 from fruitcatalog.tests.queries import selected_blob_columns
+from fruitcatalog.tests.streams import body
 from publications.models import Publication
 from publications.services import publication_link_fruit
 
@@ -19,10 +20,6 @@ pytestmark = pytest.mark.django_db
 
 CSV = "/api/v1/exports/fruits.csv"
 DWCA = "/api/v1/exports/dwca.zip"
-
-
-def body(response) -> bytes:
-    return b"".join(response.streaming_content)
 
 
 def csv_rows(response) -> list[dict]:

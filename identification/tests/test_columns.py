@@ -13,6 +13,7 @@ from openpyxl import Workbook
 from catalog.exports import CSV_COLUMNS
 from catalog.models import Fruit
 from catalog.services import fruit_delete
+from fruitcatalog.tests.streams import body
 from identification.models import Characteristic, FruitCharacteristic, ValuesVersion
 from identification.services import (
     bump_versions,
@@ -27,10 +28,6 @@ pytestmark = pytest.mark.django_db
 
 CSV = "/api/v1/exports/fruits.csv"
 IMPORTS = "/api/v1/imports/fruits"
-
-
-def body(response) -> bytes:
-    return b"".join(response.streaming_content)
 
 
 def exported_rows(client, **params) -> list[dict]:

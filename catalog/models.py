@@ -329,13 +329,15 @@ class Fruit(models.Model):
         """The other names' texts, in their order."""
         return [record["name"] for record in self.name_records]
 
-    def refresh_search_text(self, names: list[str] | None = None):
+    def refresh_search_text(self, names: list[str] | None = None, *, new: bool = False):
         """Recompute what search reads from name, other names, the names other apps hold for
         the fruit (`SEARCHED_NAME_PROVIDERS`) and catalog number, and store it: the search
-        column and the fruit's spellings."""
+        column and the fruit's spellings. A `new` fruit has no names elsewhere yet (no query
+        asks, which a bulk import would otherwise make for every row)."""
         if names is None:
             names = list(self.synonyms.order_by("position").values_list("name", flat=True))
-        names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
+        if not new:
+            names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
         self.search_text = search_document(self.catalog_number, *names, head=self.name)
         # What the fruit is found by changed: so did the fruit (the exports' Last-Modified).
         self.updated_at = timezone.now()

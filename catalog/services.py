@@ -162,7 +162,7 @@ def fruit_save(
                 if card_image_id is not UNCHANGED:
                     _set_card_image(fruit_id=fruit.pk, image_id=card_image_id)
                 fruit.refresh_search_text(
-                    None if names is None else [record["name"] for record in names]
+                    None if names is None else [record["name"] for record in names], new=adding
                 )
                 for hook in FRUIT_WRITE_HOOKS:
                     hook(fruit, previous_type=previous_type, deleted=False)

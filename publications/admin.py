@@ -230,7 +230,8 @@ class PublicationAdmin(
         form.save_cover()
 
     def save_formset(self, request, form, formset, change):
-        """Save the linked fruits; search forgets the names in source of links deleted here."""
+        """Save the linked fruits (the page's one inline); search forgets the names in source of
+        links deleted here, and the fruits' values stop citing the publication."""
         named = [
             inline.instance.fruit_id
             for inline in formset.deleted_forms
@@ -241,8 +242,7 @@ class PublicationAdmin(
         ]
         super().save_formset(request, form, formset, change)
         refresh_fruit_search(*named)
-        if formset.model is PublicationFruit:
-            links_removed(form.instance.pk, unlinked)
+        links_removed(form.instance.pk, unlinked)
 
     def delete_model(self, request, obj):
         """Delete through the API's service (search forgets the names its links gave)."""

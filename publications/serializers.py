@@ -17,6 +17,7 @@ from fruitcatalog.rest.fields import TextField, TextModelSerializer
 from publications.models import (
     CITATION_FIELDS,
     CITATION_PLACE_MAX,
+    CITED_FIELDS,
     NAME_IN_SOURCE_MAX,
     TITLE_MAX,
     YEAR_MAX,
@@ -202,7 +203,7 @@ class CitedPublicationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Publication
-        fields = ["id", "title", "authors", "year"]
+        fields = CITED_FIELDS  # what the citations' query reads of it
         read_only_fields = fields
 
 

@@ -215,11 +215,9 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
     @admin.action(description="Export the selected fruits as CSV", permissions=["view"])
     def export_csv(self, request, queryset):
         """The selection as the API's CSV export writes it (imports back unchanged)."""
-        rows = exports.csv_rows(
-            Fruit.objects.filter(pk__in=queryset.values("pk")), exports.fruit_page_url(request)
-        )
+        selected = Fruit.objects.filter(pk__in=queryset.values("pk"))
         response = StreamingHttpResponse(
-            exports.batched_bytes(exports.csv_lines(rows)), content_type="text/csv; charset=utf-8"
+            exports.csv_bytes(selected, request), content_type=exports.CSV_MEDIA_TYPE
         )
         response["Content-Disposition"] = 'attachment; filename="fruits.csv"'
         return response

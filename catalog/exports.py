@@ -87,6 +87,15 @@ def with_export_data(queryset):
     )
 
 
+CSV_MEDIA_TYPE = "text/csv; charset=utf-8"
+
+
+def csv_bytes(queryset, request) -> Iterator[bytes]:
+    """The CSV file of `queryset`'s fruits as streamed chunks (the API's export and the
+    admin's action: the same file, which imports back unchanged)."""
+    return batched_bytes(csv_lines(csv_rows(queryset, fruit_page_url(request))))
+
+
 def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
     """The header, then one row per fruit of `queryset` (`page_url(id)`: its public page).
 

@@ -322,7 +322,7 @@ EXPORT_FILTERS = [
 class FruitCSVExportView(StreamedFileView):
     """Every fruit (the list's filters apply) as CSV."""
 
-    media_type = "text/csv; charset=utf-8"
+    media_type = exports.CSV_MEDIA_TYPE
     filename = "fruits.csv"
 
     def filtered(self, request):
@@ -346,5 +346,4 @@ class FruitCSVExportView(StreamedFileView):
         return exports.last_modified()
 
     def stream(self, request):
-        rows = exports.csv_rows(self.fruits, exports.fruit_page_url(request))
-        return exports.batched_bytes(exports.csv_lines(rows))
+        return exports.csv_bytes(self.fruits, request)

@@ -174,19 +174,24 @@ def log_in_to_admin(page, live_server, user, password: str = ADMIN_USER_PASSWORD
     page.wait_for_selector("#site-name")
 
 
-def lighthouse_scores(url: str, attempts: int = 2) -> dict[str, float]:
+def lighthouse_scores(url: str, attempts: int = 4) -> dict[str, float]:
     """Lighthouse's four category scores (0 to 1) for `url`, run on the system Chromium.
 
     Lighthouse's default: a mid-range phone on a throttled network. A run that ends without
-    scores (Chromium failing to start, a trace Lighthouse cannot read) is tried once more.
+    scores (Chromium failing to start, a trace Lighthouse cannot read, such as its NO_NAVSTART
+    on a busy machine, which struck twice in a row in one CI run) is tried again after a pause,
+    up to `attempts` runs in all.
     """
     import json
     import subprocess
     import tempfile
+    import time
 
     flags = " ".join(arg for arg in CHROMIUM_ARGS if arg != "--headless")
     problem = ""
-    for _ in range(attempts):
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(2 * attempt)
         with tempfile.NamedTemporaryFile(suffix=".json") as report:
             run = subprocess.run(
                 [

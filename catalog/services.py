@@ -124,9 +124,10 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
 
 
-# Other apps' follow-ups to a fruit's write, as `hook(fruit, previous_type=..., deleted=...)`,
-# called in the write's transaction (identification: a retyped fruit loses the values that no
-# longer apply), registered from their `AppConfig.ready()`.
+# Other apps' follow-ups to a fruit's write, as `hook(fruit, previous_type=..., renumbered=...,
+# deleted=...)`, called in the write's transaction (identification: a retyped fruit loses the
+# values that no longer apply; a renumbered one moves in the catalog order its ties keep),
+# registered from their `AppConfig.ready()`.
 FRUIT_WRITE_HOOKS: list = []
 
 
@@ -149,9 +150,11 @@ def fruit_save(
     for attempt in range(CATALOG_NUMBER_ATTEMPTS):
         try:
             with transaction.atomic():
-                previous_type = None
+                previous_type = previous_number = None
                 if not adding:
-                    (previous_type,) = lock_row(Fruit, fruit.pk, read=("type",))
+                    previous_type, previous_number = lock_row(
+                        Fruit, fruit.pk, read=("type", "catalog_number")
+                    )
                 if wants_number:
                     fruit.catalog_number = assign_catalog_number()
                 fruit.save(force_insert=adding, force_update=not adding)
@@ -165,7 +168,12 @@ def fruit_save(
                     None if names is None else [record["name"] for record in names], new=adding
                 )
                 for hook in FRUIT_WRITE_HOOKS:
-                    hook(fruit, previous_type=previous_type, deleted=False)
+                    hook(
+                        fruit,
+                        previous_type=previous_type,
+                        renumbered=not adding and previous_number != fruit.catalog_number,
+                        deleted=False,
+                    )
                 return fruit
         except IntegrityError:
             if adding:
@@ -246,5 +254,5 @@ def fruit_delete(*, fruit: Fruit) -> None:
     name, fruit.type = lock_row(Fruit, fruit.pk, for_delete=True, read=("name", "type"))
     FruitRelation.objects.filter(other=fruit).update(name=name, other=None)
     for hook in FRUIT_WRITE_HOOKS:
-        hook(fruit, previous_type=fruit.type, deleted=True)
+        hook(fruit, previous_type=fruit.type, renumbered=False, deleted=True)
     fruit.delete()

@@ -180,14 +180,19 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
     bump_versions([fruit.type])
 
 
-def after_fruit_write(fruit: Fruit, *, previous_type: str | None, deleted: bool) -> None:
+def after_fruit_write(
+    fruit: Fruit, *, previous_type: str | None, renumbered: bool, deleted: bool
+) -> None:
     """Registered with the catalog's fruit writes (`catalog.services.FRUIT_WRITE_HOOKS`): a
     fruit that changes type loses the values of characteristics that do not apply to its new
-    type; a deleted or retyped fruit leaves its types' kept values stale."""
+    type; a deleted, retyped or renumbered fruit (ties keep catalog order) leaves its types'
+    kept values stale."""
     if deleted:
         bump_versions([fruit.type])
         return
     if previous_type is None or previous_type == fruit.type:
+        if renumbered:
+            bump_versions([fruit.type])
         return
     FruitCharacteristic.objects.filter(fruit=fruit).exclude(
         characteristic__in=Characteristic.objects.of_type(fruit.type)

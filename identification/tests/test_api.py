@@ -470,6 +470,20 @@ def test_a_deleted_or_retyped_fruit_leaves_the_candidates(curator_client, anon_c
     assert not Fruit.objects.filter(name="Match").exists()
 
 
+def test_ties_follow_a_renumbered_fruit_into_its_new_catalog_order(
+    curator_client, anon_client, orchard
+):
+    # Match and Colourless tie on size; ties keep catalog order, also after a renumbering.
+    query = {"type": "apple", "t_size": "7"}
+    assert names(anon_client.get(IDENTIFY, query).json())[:2] == ["Match", "Colourless"]
+    last = Fruit.objects.order_by("-catalog_number").first().catalog_number
+    response = curator_client.patch(
+        f"/api/v1/fruits/{orchard['Match'].pk}", {"catalog_number": last + 1}, format="json"
+    )
+    assert response.status_code == 200
+    assert names(anon_client.get(IDENTIFY, query).json())[:2] == ["Colourless", "Match"]
+
+
 def test_unlinking_the_source_publication_clears_the_citation(
     curator_client, fruit_factory, characteristic_factory
 ):

@@ -18,11 +18,17 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-# The page's width, plus what a changelist's table hides in its own scrolling box.
+# The page's width, plus what a changelist's table hides in its own scrolling box, plus how far
+# an inline's table sticks out of its module (its last columns past the module's header).
 WIDTH_SCRIPT = """() => {
     const results = document.querySelector('#changelist .results');
     const inner = results ? results.scrollWidth - results.clientWidth : 0;
-    return document.documentElement.scrollWidth + Math.max(0, inner);
+    const outside = [...document.querySelectorAll('.inline-group')].map(group => {
+        const table = group.querySelector('table');
+        if (!table) return 0;
+        return table.getBoundingClientRect().right - group.getBoundingClientRect().right;
+    });
+    return document.documentElement.scrollWidth + Math.max(0, inner, ...outside);
 }"""
 
 

@@ -5,11 +5,15 @@ several when they hesitate. Every answer may be far off, as often as `ERROR[reli
 says, and on an ordered scale one step off (a slip), as often as `SLIP[reliability]` says.
 Seen against a state the fruit shows, an answer matches (it holds that state), is near (it
 holds an ordinal neighbour) or misses; its likelihood is `1 - error - slip`,
-`slip * NEAR_FACTOR` or `error * MISS_FACTOR`, whatever the scale's size, so that the
-contract's rules hold: a match beats a near miss beats a miss, and a miss where answers are
-unreliable costs less than one where they are reliable. A fruit that shows several states
-(medium to large) is as likely to be seen in any of them (their likelihoods average, a match
-never below a near miss); a fruit without a value is neutral (the average over every state).
+`slip * NEAR_FACTOR` or `error * miss_share`. A wrong answer falls on any one of the scale's
+other states, so a miss on a scale of many states is the rarer, and tells more:
+`miss_share` is `1 / (states - 1)`, held within `MISS_SHARE` so that the contract's rules hold
+whatever the scales' sizes: a match beats a near miss beats a miss, and a miss where answers
+are unreliable costs less than one where they are reliable (the tightest case, a low nominal
+scale against a high ordinal one: 0.25 * 0.2 / 0.75 > 0.10 * 0.45 / 0.75). A fruit that shows
+several states (medium to large) is as likely to be seen in any of them (their likelihoods
+average, a match never below a near miss); a fruit without a value is neutral (the average over
+every state).
 A candidate's `score` is its posterior share with equal priors. No answer excludes a fruit.
 The rates were tuned with `bench/bench_identify_quality.py`.
 
@@ -30,7 +34,7 @@ ERROR = {"high": 0.10, "medium": 0.15, "low": 0.25}  # an answer far off
 # description calls "medium"): the chance of that, shared by the two neighbours.
 SLIP = {"high": 0.15, "medium": 0.20, "low": 0.25}
 NEAR_FACTOR = 0.5  # of the slip, for one neighbour
-MISS_FACTOR = 0.2  # of the error, for one state far off
+MISS_SHARE = (0.2, 0.45)  # of the error, for one state far off: 1 / (other states), within these
 
 MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
 
@@ -61,7 +65,13 @@ class Characteristic:
             return 1.0 - error - slip
         if self.neighbours(shown) & answer:
             return slip * NEAR_FACTOR
-        return error * MISS_FACTOR
+        return error * self.miss_share
+
+    @property
+    def miss_share(self) -> float:
+        """The share of the error that falls on one state far off: one of the other states."""
+        low, high = MISS_SHARE
+        return min(high, max(low, 1 / max(1, len(self.states) - 1)))
 
 
 def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> float:

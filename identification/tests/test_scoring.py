@@ -116,6 +116,54 @@ def test_the_rules_hold_whatever_the_sizes_of_the_scales():
     assert [f for f, _ in rank({"size": medium}, {"size": {1, 2, 3}}, fruits)] == ["near", "miss"]
 
 
+def test_a_miss_on_a_scale_of_many_states_tells_more():
+    # A wrong answer falls on any one of the other states: on a scale of nine, rarely on a
+    # given one, so that miss costs more than one on a scale of three.
+    many = Characteristic("many", tuple(range(1, 10)), ordinal=False, reliability="medium")
+    few = Characteristic("few", (1, 2, 3), ordinal=False, reliability="medium")
+    chars = {"many": many, "few": few}
+    fruits = {"misses_many": {"many": {9}, "few": {1}}, "misses_few": {"many": {1}, "few": {3}}}
+    ranked = rank(chars, {"many": {1}, "few": {1}}, fruits)
+    assert [fruit for fruit, _ in ranked] == ["misses_few", "misses_many"]
+
+
+@pytest.mark.parametrize("low_ordinal", [True, False])
+@pytest.mark.parametrize("high_ordinal", [True, False])
+def test_an_unreliable_miss_costs_less_whatever_the_sizes_and_kinds_of_the_scales(
+    low_ordinal, high_ordinal
+):
+    for low_size in range(2, 21):
+        for high_size in range(2, 21):
+            low = Characteristic(
+                "low", tuple(range(1, low_size + 1)), ordinal=low_ordinal, reliability="low"
+            )
+            high = Characteristic(
+                "high", tuple(range(1, high_size + 1)), ordinal=high_ordinal, reliability="high"
+            )
+            fruits = {
+                "misses_high": {"low": {1}, "high": {high_size}},
+                "misses_low": {"low": {low_size}, "high": {1}},
+            }
+            if classify(low, {1}, {low_size}) != "mismatch":
+                continue  # a two-state ordinal scale's other state is a neighbour: near
+            if classify(high, {1}, {high_size}) != "mismatch":
+                continue
+            ranked = rank({"low": low, "high": high}, {"low": {1}, "high": {1}}, fruits)
+            assert [fruit for fruit, _ in ranked] == ["misses_low", "misses_high"], (
+                low_size,
+                high_size,
+            )
+
+
+@pytest.mark.parametrize("reliability", ["high", "medium", "low"])
+def test_a_near_miss_beats_a_miss_whatever_the_size_of_the_scale(reliability):
+    for size in range(3, 21):
+        scale = Characteristic("scale", tuple(range(1, size + 1)), True, reliability)
+        fruits = {"miss": {"scale": {size}}, "near": {"scale": {2}}}
+        ranked = [fruit for fruit, _ in rank({"scale": scale}, {"scale": {1}}, fruits)]
+        assert ranked == ["near", "miss"], size
+
+
 def test_the_order_of_a_fruits_values_changes_nothing():
     fruits = {"a": {"fruit_size": [1, 3, 5]}, "b": {"fruit_size": [5, 3, 1]}}
     (first, one), (second, other) = rank(CHARS, {"fruit_size": {1, 9}}, fruits)

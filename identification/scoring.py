@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # How often an answer is wrong, by how far people can be trusted on a characteristic: over
 # colour varies with sun and season (low); the shape of the eye basin does not (high).
@@ -48,6 +48,13 @@ class Characteristic:
     states: tuple[int, ...]
     ordinal: bool = True
     reliability: str = "medium"
+    # The share of the error that falls on one state far off: one of the other states.
+    miss_share: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        low, high = MISS_SHARE
+        share = min(high, max(low, 1 / max(1, len(self.states) - 1)))
+        object.__setattr__(self, "miss_share", share)  # a frozen dataclass's derived field
 
     def neighbours(self, value: int) -> frozenset[int]:
         """The states next to `value` on an ordinal scale (none on a nominal one)."""
@@ -66,12 +73,6 @@ class Characteristic:
         if self.neighbours(shown) & answer:
             return slip * NEAR_FACTOR
         return error * self.miss_share
-
-    @property
-    def miss_share(self) -> float:
-        """The share of the error that falls on one state far off: one of the other states."""
-        low, high = MISS_SHARE
-        return min(high, max(low, 1 / max(1, len(self.states) - 1)))
 
 
 def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int] | None) -> float:

@@ -7,10 +7,11 @@ Seen against a state the fruit shows, an answer matches (it holds that state), i
 holds an ordinal neighbour) or misses; its likelihood is `1 - error - slip`,
 `slip * NEAR_FACTOR` or `error * miss_share`. A wrong answer falls on any one of the scale's
 other states, so a miss on a scale of many states is the rarer, and tells more:
-`miss_share` is `1 / (states - 1)`, held within `MISS_SHARE` so that the contract's rules hold
-whatever the scales' sizes: a match beats a near miss beats a miss, and a miss where answers
-are unreliable costs less than one where they are reliable (the tightest case, a low nominal
-scale against a high ordinal one: 0.25 * 0.2 / 0.75 > 0.10 * 0.45 / 0.75). A fruit that shows
+`miss_share` is `1 / (states - 1)`, held within `MISS_SHARE` so that reliability still ranks
+first whatever the scales' sizes: a match beats a near miss beats a miss, and a miss where
+answers are less reliable costs less than one where they are more reliable, low below medium
+below high (the tightest case, a medium nominal scale against a high ordinal one:
+0.15 * 0.25 / 0.85 > 0.10 * 0.33 / 0.75). A fruit that shows
 several states (medium to large) is as likely to be seen in any of them (their likelihoods
 average, a match never below a near miss); a fruit without a value is neutral (the average over
 every state).
@@ -34,7 +35,7 @@ ERROR = {"high": 0.10, "medium": 0.15, "low": 0.25}  # an answer far off
 # description calls "medium"): the chance of that, shared by the two neighbours.
 SLIP = {"high": 0.15, "medium": 0.20, "low": 0.25}
 NEAR_FACTOR = 0.5  # of the slip, for one neighbour
-MISS_SHARE = (0.2, 0.45)  # of the error, for one state far off: 1 / (other states), within these
+MISS_SHARE = (0.25, 0.33)  # of the error, for one state far off: 1 / (other states), within these
 
 MATCH, NEAR, MISMATCH, UNKNOWN = "match", "near", "mismatch", "unknown"
 

@@ -127,31 +127,28 @@ def test_a_miss_on_a_scale_of_many_states_tells_more():
     assert [fruit for fruit, _ in ranked] == ["misses_few", "misses_many"]
 
 
-@pytest.mark.parametrize("low_ordinal", [True, False])
-@pytest.mark.parametrize("high_ordinal", [True, False])
-def test_an_unreliable_miss_costs_less_whatever_the_sizes_and_kinds_of_the_scales(
-    low_ordinal, high_ordinal
+@pytest.mark.parametrize(("less", "more"), [("low", "medium"), ("medium", "high"), ("low", "high")])
+@pytest.mark.parametrize("less_ordinal", [True, False])
+@pytest.mark.parametrize("more_ordinal", [True, False])
+def test_a_less_reliable_miss_costs_less_whatever_the_sizes_and_kinds_of_the_scales(
+    less, more, less_ordinal, more_ordinal
 ):
-    for low_size in range(2, 21):
-        for high_size in range(2, 21):
-            low = Characteristic(
-                "low", tuple(range(1, low_size + 1)), ordinal=low_ordinal, reliability="low"
-            )
-            high = Characteristic(
-                "high", tuple(range(1, high_size + 1)), ordinal=high_ordinal, reliability="high"
-            )
+    for less_size in range(2, 21):
+        for more_size in range(2, 21):
+            unsure = Characteristic("unsure", tuple(range(1, less_size + 1)), less_ordinal, less)
+            sure = Characteristic("sure", tuple(range(1, more_size + 1)), more_ordinal, more)
             fruits = {
-                "misses_high": {"low": {1}, "high": {high_size}},
-                "misses_low": {"low": {low_size}, "high": {1}},
+                "misses_sure": {"unsure": {1}, "sure": {more_size}},
+                "misses_unsure": {"unsure": {less_size}, "sure": {1}},
             }
-            if classify(low, {1}, {low_size}) != "mismatch":
+            if classify(unsure, {1}, {less_size}) != "mismatch":
                 continue  # a two-state ordinal scale's other state is a neighbour: near
-            if classify(high, {1}, {high_size}) != "mismatch":
+            if classify(sure, {1}, {more_size}) != "mismatch":
                 continue
-            ranked = rank({"low": low, "high": high}, {"low": {1}, "high": {1}}, fruits)
-            assert [fruit for fruit, _ in ranked] == ["misses_low", "misses_high"], (
-                low_size,
-                high_size,
+            ranked = rank({"unsure": unsure, "sure": sure}, {"unsure": {1}, "sure": {1}}, fruits)
+            assert [fruit for fruit, _ in ranked] == ["misses_unsure", "misses_sure"], (
+                less_size,
+                more_size,
             )
 
 

@@ -191,8 +191,8 @@ def after_fruit_write(
         bump_versions([fruit.type])
         return
     if previous_type is None or previous_type == fruit.type:
-        if renumbered:
-            bump_versions([fruit.type])
+        if renumbered and FruitCharacteristic.objects.filter(fruit=fruit).exists():
+            bump_versions([fruit.type])  # a fruit without values is not among the kept ones
         return
     FruitCharacteristic.objects.filter(fruit=fruit).exclude(
         characteristic__in=Characteristic.objects.of_type(fruit.type)

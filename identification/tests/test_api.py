@@ -5,7 +5,7 @@ import math
 import pytest
 
 from catalog.models import Fruit
-from identification.models import Characteristic, FruitCharacteristic
+from identification.models import Characteristic, FruitCharacteristic, ValuesVersion
 from publications.services import publication_link_fruit
 from publications.tests.factories import PublicationFactory
 
@@ -488,6 +488,14 @@ def test_ties_follow_a_renumbered_fruit_into_its_new_catalog_order(
     )
     assert response.status_code == 200
     assert names(anon_client.get(IDENTIFY, query).json())[:2] == ["Colourless", "Match"]
+    # A fruit without values is not among the kept ones: renumbering it keeps them current.
+    version = ValuesVersion.objects.get(fruit_type="apple").version
+    undescribed = Fruit.objects.get(name="Undescribed")
+    response = curator_client.patch(
+        f"/api/v1/fruits/{undescribed.pk}", {"catalog_number": last + 2}, format="json"
+    )
+    assert response.status_code == 200
+    assert ValuesVersion.objects.get(fruit_type="apple").version == version
 
 
 def test_unlinking_the_source_publication_clears_the_citation(

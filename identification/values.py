@@ -98,6 +98,13 @@ def load(fruit_type: str, version: int) -> TypeValues:
             ordinal=char.scale == "ordinal",
             reliability=char.reliability,
         )
+    loaded.fruits = fruit_values(fruit_type, codes)
+    return loaded
+
+
+def fruit_values(fruit_type: str, codes: dict[int, str]) -> dict[int, dict[str, tuple[int, ...]]]:
+    """The values the type's fruits hold for the characteristics `codes` (id -> code), in one
+    query: fruit id -> {code: values}, the fruits in catalog order (ties in ranking keep it)."""
     rows = (
         FruitCharacteristicState.objects.filter(
             fruit_characteristic__fruit__type=fruit_type,
@@ -115,12 +122,12 @@ def load(fruit_type: str, version: int) -> TypeValues:
             "state__value",
         )
     )
-    fruits = loaded.fruits
+    fruits: dict[int, dict[str, tuple[int, ...]]] = {}
     for fruit_id, char_id, value in rows.iterator(chunk_size=10_000):
         values = fruits.setdefault(fruit_id, {})
         code = codes[char_id]
         values[code] = (*values.get(code, ()), value)
-    return loaded
+    return fruits
 
 
 def forget() -> None:

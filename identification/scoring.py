@@ -49,21 +49,25 @@ class Characteristic:
     states: tuple[int, ...]
     ordinal: bool = True
     reliability: str = "medium"
-    # The share of the error that falls on one state far off: one of the other states.
+    # Derived when made (a frozen dataclass's own fields): the share of the error that falls on
+    # one state far off (one of the other states), and each state's ordinal neighbours.
     miss_share: float = field(init=False, repr=False, compare=False)
+    _near: dict[int, frozenset[int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         low, high = MISS_SHARE
         share = min(high, max(low, 1 / max(1, len(self.states) - 1)))
-        object.__setattr__(self, "miss_share", share)  # a frozen dataclass's derived field
+        ordered = sorted(self.states) if self.ordinal else []
+        near = {
+            value: frozenset(ordered[max(0, index - 1) : index] + ordered[index + 1 : index + 2])
+            for index, value in enumerate(ordered)
+        }
+        object.__setattr__(self, "miss_share", share)
+        object.__setattr__(self, "_near", near)
 
     def neighbours(self, value: int) -> frozenset[int]:
         """The states next to `value` on an ordinal scale (none on a nominal one)."""
-        if not self.ordinal or value not in self.states:
-            return frozenset()
-        ordered = sorted(self.states)
-        index = ordered.index(value)
-        return frozenset(ordered[max(0, index - 1) : index] + ordered[index + 1 : index + 2])
+        return self._near.get(value, frozenset())
 
     def seen_as(self, answer: frozenset[int], shown: int) -> float:
         """How likely the answer is when the fruit shows `shown`: by match, near or miss."""
@@ -152,13 +156,17 @@ def information_gain(
     prior = {fruit: score / total for fruit, score in scores.items()}
     before = entropy(prior.values())
     expected_after = 0.0
-    # What each fruit would make a person answer: its likelihoods over the single states.
-    answering = {}
+    # What each fruit would make a person answer: its likelihoods over the single states,
+    # worked out once per distinct value set (candidates share few).
+    answering, by_values = {}, {}
     for fruit in prior:
         values = fruits[fruit].get(char.code)
-        weights = {state: likelihood(char, (state,), values) for state in char.states}
-        norm = math.fsum(weights.values())
-        answering[fruit] = {state: weight / norm for state, weight in weights.items()}
+        key = tuple(values) if values else ()
+        if key not in by_values:
+            weights = {state: likelihood(char, (state,), values) for state in char.states}
+            norm = math.fsum(weights.values())
+            by_values[key] = {state: weight / norm for state, weight in weights.items()}
+        answering[fruit] = by_values[key]
     for state in char.states:
         joint = {fruit: p * answering[fruit][state] for fruit, p in prior.items()}
         p_answer = sum(joint.values())

@@ -18,6 +18,7 @@ from identification.models import (
     FruitCharacteristic,
     FruitCharacteristicState,
     ValuesVersion,
+    split_types,
 )
 from publications.models import PublicationFruit
 
@@ -49,8 +50,8 @@ def characteristic_save(
     adding = characteristic._state.adding
     previous_types = []
     if not adding:
-        lock_row(Characteristic, characteristic.pk)
-        previous_types = Characteristic.objects.get(pk=characteristic.pk).type_list
+        (stored,) = lock_row(Characteristic, characteristic.pk, read=("fruit_types",))
+        previous_types = split_types(stored)
     characteristic.type_list = fruit_types
     characteristic.save(force_insert=adding, force_update=not adding)
     if states is not None:
@@ -111,8 +112,8 @@ def _replace_states(characteristic: Characteristic, states: list[dict]) -> None:
 @transaction.atomic
 def characteristic_delete(*, characteristic: Characteristic) -> None:
     """Delete a characteristic with its states and the values fruits hold for it."""
-    lock_row(Characteristic, characteristic.pk, for_delete=True)
-    types = Characteristic.objects.get(pk=characteristic.pk).type_list
+    (stored,) = lock_row(Characteristic, characteristic.pk, for_delete=True, read=("fruit_types",))
+    types = split_types(stored)
     FruitCharacteristic.objects.filter(characteristic=characteristic).delete()
     characteristic.delete()
     bump_versions(types)
@@ -186,18 +187,19 @@ def after_fruit_write(
     """Registered with the catalog's fruit writes (`catalog.services.FRUIT_WRITE_HOOKS`): a
     fruit that changes type loses the values of characteristics that do not apply to its new
     type; a deleted, retyped or renumbered fruit (ties keep catalog order) leaves its types'
-    kept values stale."""
-    if deleted:
-        bump_versions([fruit.type])
+    kept values stale. A fruit without values is not among the kept ones: it changes nothing."""
+    retyped = previous_type is not None and previous_type != fruit.type
+    if not (deleted or retyped or renumbered):
         return
-    if previous_type is None or previous_type == fruit.type:
-        if renumbered and FruitCharacteristic.objects.filter(fruit=fruit).exists():
-            bump_versions([fruit.type])  # a fruit without values is not among the kept ones
+    if not FruitCharacteristic.objects.filter(fruit=fruit).exists():
         return
-    FruitCharacteristic.objects.filter(fruit=fruit).exclude(
-        characteristic__in=Characteristic.objects.of_type(fruit.type)
-    ).delete()
-    bump_versions([previous_type, fruit.type])
+    if retyped and not deleted:
+        FruitCharacteristic.objects.filter(fruit=fruit).exclude(
+            characteristic__in=Characteristic.objects.of_type(fruit.type)
+        ).delete()
+        bump_versions([previous_type, fruit.type])
+        return
+    bump_versions([fruit.type])
 
 
 def forget_unlinked_source(publication_id: int, fruit_ids: list[int]) -> None:

@@ -488,14 +488,22 @@ def test_ties_follow_a_renumbered_fruit_into_its_new_catalog_order(
     )
     assert response.status_code == 200
     assert names(anon_client.get(IDENTIFY, query).json())[:2] == ["Colourless", "Match"]
-    # A fruit without values is not among the kept ones: renumbering it keeps them current.
-    version = ValuesVersion.objects.get(fruit_type="apple").version
+
+
+def test_writing_a_fruit_without_values_keeps_what_identify_holds(curator_client, orchard):
+    # A fruit without values is not among the kept ones: renumbering, retyping or deleting it
+    # leaves them current (no reload of the type's values in every process).
+    def versions():
+        return dict(ValuesVersion.objects.values_list("fruit_type", "version"))
+
+    before = versions()
     undescribed = Fruit.objects.get(name="Undescribed")
-    response = curator_client.patch(
-        f"/api/v1/fruits/{undescribed.pk}", {"catalog_number": last + 2}, format="json"
-    )
-    assert response.status_code == 200
-    assert ValuesVersion.objects.get(fruit_type="apple").version == version
+    url = f"/api/v1/fruits/{undescribed.pk}"
+    last = Fruit.objects.order_by("-catalog_number").first().catalog_number
+    assert curator_client.patch(url, {"catalog_number": last + 1}, format="json").status_code == 200
+    assert curator_client.patch(url, {"type": "pear"}, format="json").status_code == 200
+    assert curator_client.delete(url).status_code == 204
+    assert versions() == before
 
 
 def test_unlinking_the_source_publication_clears_the_citation(

@@ -13,7 +13,6 @@ from identification.forms import (
 )
 from identification.models import Characteristic, CharacteristicState, FruitCharacteristic
 from identification.services import (
-    StateInUse,
     bump_versions,
     characteristic_delete,
     characteristic_save,
@@ -61,12 +60,8 @@ class CharacteristicAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         """Through the service: a type no longer listed loses its fruits' values."""
-        try:
-            characteristic_save(
-                characteristic=obj, fruit_types=form.cleaned_data["types"], states=None
-            )
-        except StateInUse as error:  # not reached: states are the inline's
-            raise AssertionError(error) from None
+        # States are the inline's (`states=None`): none is removed here, so none can be in use.
+        characteristic_save(characteristic=obj, fruit_types=form.cleaned_data["types"], states=None)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

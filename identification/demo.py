@@ -9,7 +9,11 @@ from identification.validators import clean_fruit_characteristics
 
 def load_demo_characteristics() -> int:
     """Describe the demo fruits that have no characteristics yet; return how many were."""
-    described = set(FruitCharacteristic.objects.values_list("fruit_id", flat=True).distinct())
+    described = set(
+        FruitCharacteristic.objects.filter(fruit__name__in=list(DEMO_VALUES))
+        .values_list("fruit_id", flat=True)
+        .distinct()
+    )
     # What curators changed since (a characteristic deleted or renamed, a state removed) is
     # left out, not an error: the states each type's characteristics still have, by code.
     known: dict[tuple[str, str], set[int]] = {}

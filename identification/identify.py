@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 
 from catalog.models import Fruit, FruitType
 from identification import scoring
+from identification.models import NOT_ANSWERS
 from identification.values import Question, TypeValues, type_values
 
 LIMIT_DEFAULT, LIMIT_MAX = 10, 50
 NEXT_QUESTIONS = 3
-# Query parameters that are not answers: `format` is DRF's (`?format=json`).
-NOT_ANSWERS = frozenset({"type", "limit", "format"})
 
 
 class BadQuery(Exception):

@@ -11,8 +11,10 @@ from publications.models import Publication
 
 CODE_PATTERN = r"^[a-z][a-z0-9_]{0,49}\Z"
 CODE_RULE = "1-50 characters of a-z, 0-9 and _, starting with a letter."
-# Query parameters of identify that a characteristic's code would shadow.
-RESERVED_CODES = frozenset({"type", "limit", "format", "page", "page_size", "fruits"})
+# Identify's query parameters that are not answers (`format` is DRF's `?format=json`), and
+# all the parameters a characteristic's code would shadow (those and the pages' own).
+NOT_ANSWERS = frozenset({"type", "limit", "format"})
+RESERVED_CODES = NOT_ANSWERS | {"page", "page_size", "fruits"}
 STATES_MIN, STATES_MAX = 2, 20
 
 

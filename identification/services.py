@@ -30,10 +30,11 @@ class StateInUse(Exception):
 def bump_versions(fruit_types) -> None:
     """Mark what identification reads of these types as changed (in the caller's transaction)."""
     for fruit_type in sorted(set(fruit_types)):
-        ValuesVersion.objects.get_or_create(fruit_type=fruit_type)
-        ValuesVersion.objects.filter(fruit_type=fruit_type).update(
-            version=F("version") + 1, updated_at=timezone.now()
-        )
+        version = ValuesVersion.objects.filter(fruit_type=fruit_type)
+        bump = {"version": F("version") + 1, "updated_at": timezone.now()}
+        if not version.update(**bump):  # the type's first write: its row made first
+            ValuesVersion.objects.get_or_create(fruit_type=fruit_type)
+            version.update(**bump)
 
 
 @transaction.atomic

@@ -6,6 +6,7 @@ a permalink that works without JavaScript. Each page runs a fixed number of quer
 """
 
 from django.http import QueryDict
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit, FruitType, RelationKind
@@ -23,7 +24,7 @@ COMPARE_FIRST = 3  # candidates the identify page offers to compare
 def compare_url(ids) -> str:
     query = QueryDict(mutable=True)
     query["fruits"] = ",".join(str(pk) for pk in ids)
-    return f"/compare/?{query.urlencode(safe=',')}"
+    return f"{reverse('compare-page')}?{query.urlencode(safe=',')}"
 
 
 @require_safe
@@ -158,7 +159,7 @@ def identify_page(request):
         "compare_url": compare_url([c.fruit_id for c in result.candidates[:COMPARE_FIRST]])
         if len(result.candidates) >= COMPARE_MIN
         else "",
-        "api_url": f"/api/v1/identify?{request.GET.urlencode(safe=',')}",
+        "api_url": f"{reverse('identify')}?{request.GET.urlencode(safe=',')}",
     }
     return render_page(request, "identification/identify.html", context)
 

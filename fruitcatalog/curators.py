@@ -1,4 +1,5 @@
-"""What migrations 0008 (catalog) and 0002 (publications) import: the Curators helpers."""
+"""What the Curators migrations import (catalog 0008 and 0025, publications 0002, identification
+0003): the Curators helpers."""
 
 from fruitcatalog.rest.curators import (  # noqa: F401
     grant_curators_app_permissions,

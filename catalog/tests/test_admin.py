@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.contrib.messages import constants as message_levels
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -723,6 +723,22 @@ def test_a_staff_curator_works_in_the_admin_through_the_group_permissions(client
 
     assert response.status_code == 302, form_errors(response)
     assert client.get(IMAGE_CHANGELIST).status_code == 200
+
+
+def test_a_staff_curator_edits_a_fruits_relations_and_holds_every_catalog_permission(
+    client, curator, fruit_factory
+):
+    granted = Group.objects.get(name=CURATORS_GROUP).permissions
+    every = Permission.objects.filter(content_type__app_label="catalog")
+    assert set(granted.filter(content_type__app_label="catalog")) == set(every)
+    curator.is_staff = True
+    curator.save()
+    client.force_login(curator)
+
+    page = client.get(fruit_change_url(fruit_factory(name="Elstar")))
+
+    assert page.status_code == 200
+    assert 'id="relations-group"' in page.text
 
 
 def test_deleting_a_fruit_takes_its_images_without_reading_their_bytes(

@@ -1,4 +1,5 @@
-"""The "Curators" group, given every model permission of the catalog and publications apps.
+"""The "Curators" group, given every model permission of the catalog, publications and
+identification apps.
 
 Data migrations of each app call these with their historical `apps`: keep the signatures stable.
 """
@@ -6,8 +7,9 @@ Data migrations of each app call these with their historical `apps`: keep the si
 CURATORS_GROUP = "Curators"
 
 
-def grant_curators_app_permissions(apps, app_label):
-    """Give the Curators group every model permission of `app_label`, creating both as needed."""
+def grant_curators_app_permissions(apps, app_label, models=None):
+    """Give the Curators group every model permission of `app_label` (of its `models` only, when
+    given: model names in lower case), creating both as needed."""
     from django.contrib.auth.management import create_permissions
 
     # Django creates permissions only after the whole `migrate` run; a data migration on a fresh
@@ -22,16 +24,22 @@ def grant_curators_app_permissions(apps, app_label):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=CURATORS_GROUP)
-    group.permissions.add(*Permission.objects.filter(content_type__app_label=app_label))
+    group.permissions.add(*_permissions(Permission, app_label, models))
 
 
-def revoke_curators_app_permissions(apps, app_label):
-    """Take the permissions of `app_label` away from the Curators group; drop it when empty."""
+def revoke_curators_app_permissions(apps, app_label, models=None):
+    """Take the permissions of `app_label` (of its `models` only, when given) away from the
+    Curators group; drop it when empty."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     group = Group.objects.filter(name=CURATORS_GROUP).first()
     if group is None:
         return
-    group.permissions.remove(*Permission.objects.filter(content_type__app_label=app_label))
+    group.permissions.remove(*_permissions(Permission, app_label, models))
     if not group.permissions.exists():
         group.delete()
+
+
+def _permissions(Permission, app_label, models):
+    permissions = Permission.objects.filter(content_type__app_label=app_label)
+    return permissions if models is None else permissions.filter(content_type__model__in=models)

@@ -17,8 +17,9 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-# axe-core for the browser tests' accessibility checks, from the npm registry as package-lock.json
-# pins it. Without npm (or offline) make test goes on, and those tests skip saying why (CI fails).
+# axe-core and Lighthouse for the browser tests' accessibility and page checks, from the npm
+# registry (package-lock.json pins them). Without npm (or offline) make test goes on, and those
+# tests skip saying why (CI fails).
 $(NODE_STAMP): package.json package-lock.json
 	@if ! command -v npm >/dev/null 2>&1; then \
 		echo "npm is not installed: the accessibility tests will skip (they need node_modules/axe-core)"; \
@@ -29,9 +30,12 @@ $(NODE_STAMP): package.json package-lock.json
 	fi
 
 ## run: install, migrate the SQLite database and serve on http://127.0.0.1:8000 (debug on)
-run: $(STAMP)
-	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+run: migrate
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## migrate: install and migrate the database (SQLite unless DATABASE_URL)
+migrate: $(STAMP)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 
 ## test: install, lint, check import layers and migrations, run every test (SQLite unless DATABASE_URL)
 ##       PYTEST_ARGS='-m "not browser and not slow"': the fast core only; '--reuse-db': keep the
@@ -66,8 +70,7 @@ slow-clients: $(STAMP)
 	$(BIN)/python bench/bench_slow_clients.py
 
 ## demo: load the demo fruits and publications into the database
-demo: $(STAMP)
-	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+demo: migrate
 	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo_data
 
 clean:

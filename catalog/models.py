@@ -68,16 +68,20 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
     def with_list_data(self):
         """What a card needs, synonyms included: one query for a page's rows, no bytes.
 
-        Annotates `image_count` and the card image (the one curators chose, else the oldest):
-        `card_image_id`, `card_thumbnail_sha256` (the hash of what its thumbnail endpoint
-        serves, the URL's version), `card_thumbnail_width` and `card_thumbnail_height`, which
-        `Fruit.card_thumbnail` turns into a versioned URL and a size. Correlated subqueries
-        rather than JOIN + GROUP BY, so the database computes them only for the rows of the
-        page; each card subquery is one probe of the card index (`catalog_fruitimage_card_idx`).
-        `names_in_order` holds the other names' records (`Fruit.name_records`), in their order.
+        Annotates `image_count`, the card thumbnail (`with_card_thumbnail`) and
+        `names_in_order`, the other names' records (`Fruit.name_records`), in their order.
         """
+        return self.with_names().with_image_count().with_card_thumbnail()
+
+    def with_card_thumbnail(self):
+        """Annotate the card image (the one curators chose, else the oldest): `card_image_id`,
+        `card_thumbnail_sha256` (the hash of what its thumbnail endpoint serves, the URL's
+        version), `card_thumbnail_width` and `card_thumbnail_height`, which
+        `Fruit.card_thumbnail` turns into a versioned URL and a size. Correlated subqueries
+        rather than JOIN + GROUP BY, so the database computes them only for the rows asked for;
+        each is one probe of the card index (`catalog_fruitimage_card_idx`)."""
         card = FruitImage.objects.filter(fruit=OuterRef("pk")).in_card_order()
-        return self.with_names().with_image_count().annotate(
+        return self.annotate(
             card_image_id=Subquery(card.values("pk")[:1]),
             card_thumbnail_sha256=Subquery(card.values(v=thumbnail_endpoint_sha256())[:1]),
             card_thumbnail_width=Subquery(card.values(v=thumbnail_endpoint_side("width"))[:1]),
@@ -219,7 +223,7 @@ class Fruit(models.Model):
     def card_thumbnail(self) -> ImageSource | None:
         """The card's picture: the card image's thumbnail (versioned path, size), or None.
 
-        Taken from the annotations of `with_list_data()`; a fruit loaded without them costs one
+        Taken from the annotations of `with_card_thumbnail()`; a fruit loaded without them costs one
         query (of metadata) here.
         """
         if hasattr(self, "card_image_id"):

@@ -137,9 +137,10 @@ def identify(query) -> Identification:
             else:
                 candidate.unknown.append(code)
         listed.append(candidate)
+    # What a candidate shows: its name, number, type and card thumbnail.
     fruits = (
-        Fruit.objects.with_list_data()
-        .defer("search_text")
+        Fruit.objects.with_card_thumbnail()
+        .only("id", "catalog_number", "name", "type")
         .in_bulk([candidate.fruit_id for candidate in listed])
     )
     for candidate in listed:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
+
 from catalog.models import Fruit, FruitType
 from identification import scoring
 from identification.models import NOT_ANSWERS
@@ -12,14 +14,6 @@ from identification.values import Question, TypeValues, type_values
 
 LIMIT_DEFAULT, LIMIT_MAX = 10, 50
 NEXT_QUESTIONS = 3
-
-
-class BadQuery(Exception):
-    """A parameter of the query is wrong: `errors` maps it to its messages (a 400)."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__(errors)
-        self.errors = errors
 
 
 @dataclass
@@ -55,27 +49,28 @@ def is_number(text: str) -> bool:
 
 
 def parse_query(query) -> tuple[str, int, dict[str, str]]:
-    """`type`, `limit` and the raw answers of a query (a `QueryDict`); `BadQuery` for a missing
-    or unknown type or a bad limit."""
+    """`type`, `limit` and the raw answers of a query (a `QueryDict`); a `ValidationError` by
+    parameter (a 400) for a missing or unknown type or a bad limit."""
     if len(query.getlist("type")) > 1:
-        raise BadQuery({"type": ["Give one fruit type."]})
+        raise ValidationError({"type": ["Give one fruit type."]})
     fruit_type = query.get("type", "")
     if fruit_type not in FruitType.values:
         message = "Required." if not fruit_type else f"{fruit_type!r} is not a fruit type."
-        raise BadQuery({"type": [message]})
+        raise ValidationError({"type": [message]})
     raw_limit = query.get("limit", "")
     limit = LIMIT_DEFAULT
     if raw_limit != "":
         if not is_number(raw_limit) or not 1 <= int(raw_limit) <= LIMIT_MAX:
-            raise BadQuery({"limit": [f"An integer from 1 to {LIMIT_MAX}."]})
+            raise ValidationError({"limit": [f"An integer from 1 to {LIMIT_MAX}."]})
         limit = int(raw_limit)
     raw = {key: ",".join(query.getlist(key)) for key in query if key not in NOT_ANSWERS}
     return fruit_type, limit, raw
 
 
 def parse_answers(raw: dict[str, str], values: TypeValues) -> dict[str, tuple[int, ...]]:
-    """Each code's answer as state values; an empty one is no answer. `BadQuery` names every
-    parameter that is not a characteristic of the type or holds a value that is not a state."""
+    """Each code's answer as state values; an empty one is no answer. A `ValidationError` names
+    every parameter that is not a characteristic of the type or holds a value that is not a
+    state."""
     answers, errors = {}, {}
     for code, text in raw.items():
         question = values.questions.get(code)
@@ -96,7 +91,7 @@ def parse_answers(raw: dict[str, str], values: TypeValues) -> dict[str, tuple[in
         else:
             answers[code] = tuple(sorted(set(chosen)))
     if errors:
-        raise BadQuery(errors)
+        raise ValidationError(errors)
     # In question order, whatever the query's order.
     return {code: answers[code] for code in values.questions if code in answers}
 

@@ -5,6 +5,7 @@ fruit's page with the characteristics it shows.
 a permalink that works without JavaScript. Each page runs a fixed number of queries.
 """
 
+from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -13,7 +14,7 @@ from catalog.models import Fruit, FruitType, RelationKind
 from fruitcatalog.db.ids import parse_id
 from fruitcatalog.site.pages import not_found, render_page
 from identification.described import described_groups, with_described
-from identification.identify import BadQuery, identify, parse_query
+from identification.identify import identify, parse_query
 from identification.models import Characteristic, CharacteristicState, split_types
 from publications.pages import fruit_page_context
 
@@ -120,9 +121,11 @@ def identify_page(request):
         context["type_label"] = label
         context["a_type"] = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
         result = identify(request.GET)
-    except BadQuery as error:
+    except ValidationError as error:
         context["errors"] = [
-            f"{name}: {message}" for name, messages in error.errors.items() for message in messages
+            f"{name}: {message}"
+            for name, messages in error.message_dict.items()
+            for message in messages
         ]
         return render_page(request, "identification/identify.html", context, status=400)
     answers = result.answers

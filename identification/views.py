@@ -9,7 +9,6 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import permissions, serializers, viewsets
-from rest_framework.exceptions import ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
@@ -18,7 +17,7 @@ from catalog.models import FruitType
 from fruitcatalog.db.ids import ID_PATTERN
 from fruitcatalog.rest.exceptions import Conflict
 from fruitcatalog.rest.viewsets import ReadBackMixin
-from identification.identify import LIMIT_DEFAULT, LIMIT_MAX, BadQuery, identify
+from identification.identify import LIMIT_DEFAULT, LIMIT_MAX, identify
 from identification.models import Characteristic
 from identification.serializers import CharacteristicSerializer
 from identification.services import StateInUse, characteristic_delete, characteristic_save
@@ -208,10 +207,7 @@ class IdentifyView(GenericAPIView):
         responses={200: IDENTIFICATION},
     )
     def get(self, request, *args, **kwargs):
-        try:
-            result = identify(request.query_params)
-        except BadQuery as error:
-            raise ValidationError(error.errors) from None
+        result = identify(request.query_params)  # a bad parameter: a 400 naming it
         page_url = fruit_page_url(request)
         return Response(
             {

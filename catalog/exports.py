@@ -38,8 +38,6 @@ def from_text_cell(text: str) -> str:
     return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
 
 
-
-
 def newest(*stamps: datetime | None) -> datetime | None:
     """The latest of the stamps that exist."""
     present = [stamp for stamp in stamps if stamp is not None]

@@ -38,8 +38,9 @@ class ColumnImport(Protocol):
         """The ids (keys of `records`) of the fruits whose stored values differ from their
         record: a bounded number of queries, whatever the number of fruits."""
 
-    def store(self, fruit, record: object) -> None:
-        """Store the record for a saved fruit, in the import's transaction (the fruit locked).
+    def store(self, fruit, record: object, *, new: bool) -> None:
+        """Store the record for a saved fruit, in the import's transaction (the fruit locked);
+        a `new` fruit was just created and holds nothing yet.
 
         A `ValidationError` naming a column (`{column: [message]}`) is that row's error."""
 

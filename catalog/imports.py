@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
-from catalog.services import fruit_create, fruit_update
+from catalog.services import fruit_create, fruit_touch, fruit_update
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms
 from fruitcatalog.db.deadlines import renew_for_next_step
 
@@ -71,6 +71,8 @@ class PlannedRow:
     synonyms: list[str]
     action: str = "error"  # "new", "changed", "unchanged" or "error"
     fruit: Fruit | None = None
+    # A changed row changes the fruit's own fields or names, not only other apps' columns.
+    changes_fruit: bool = True
     names: list[dict] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     # Other apps' columns: each reading with this row's record of them, kept for storing.
@@ -93,7 +95,7 @@ class ImportReport:
         return not self.errors
 
     def summary(self) -> str:
-        """"3 new, 1 changed, 20 unchanged": what the admin and the command say."""
+        """The counts as "3 new, 1 changed, 20 unchanged": what the admin and the command say."""
         return (
             f"{self.count('new')} new, {self.count('changed')} changed, "
             f"{self.count('unchanged')} unchanged"
@@ -383,10 +385,8 @@ def _compare_with_catalog(
             if fruit.pk in differing[index]
         ]
         same = (fruit.name, fruit.type, fruit.synonym_names) == (row.name, row.type, row.synonyms)
-        if same and not row.extra:
-            row.action, row.fruit = "unchanged", fruit
-        else:
-            row.action, row.fruit = "changed", fruit
+        row.action = "unchanged" if same and not row.extra else "changed"
+        row.fruit, row.changes_fruit = fruit, not same
     if progress is not None:
         progress(len(planned) % 500)
 
@@ -434,13 +434,15 @@ def apply_import(report: ImportReport) -> None:
             for row in report.rows:
                 if row.action == "new":
                     _store(row, lambda row=row: fruit_create(**_fields(row), names=row.names))
-                elif row.action == "changed":
+                elif row.action == "changed" and row.changes_fruit:
                     _store(
                         row,
                         lambda row=row: fruit_update(
                             fruit=row.fruit, **_fields(row), names=row.names
                         ),
                     )
+                elif row.action == "changed":  # only other apps' columns: the fruit stays
+                    _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
     except _RowFailed as failed:
         report.errors.append(failed.error)
 
@@ -457,7 +459,7 @@ def _store(row: PlannedRow, write) -> None:
     try:
         fruit = write()
         for reading, record in row.extra:  # other apps' columns, after the fruit is saved
-            reading.store(fruit, record)
+            reading.store(fruit, record, new=row.action == "new")
     except (ValidationError, IntegrityError) as error:
         messages = getattr(error, "messages", None) or [str(error)]
         named = getattr(error, "error_dict", None) or {}

@@ -3,6 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from catalog.models import (
     ANCESTRY,
@@ -214,6 +215,17 @@ def fruit_update(
     for name, value in fields.items():
         setattr(fruit, name, value)
     return fruit_save(fruit=fruit, names=names, relations=relations, card_image_id=card_image_id)
+
+
+@transaction.atomic
+def fruit_touch(*, fruit: Fruit) -> Fruit:
+    """Lock the fruit for another app's write of what it holds (a bulk import's characteristic
+    columns) and date the change (`updated_at`, the exports' per-fruit date), leaving its own
+    fields, names and search as they are. Raises `Fruit.DoesNotExist` when it is gone."""
+    lock_row(Fruit, fruit.pk)
+    fruit.updated_at = timezone.now()
+    Fruit.objects.filter(pk=fruit.pk).update(updated_at=fruit.updated_at)
+    return fruit
 
 
 def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:

@@ -173,10 +173,15 @@ class CharacteristicReading:
             )
         }
 
-    def store(self, fruit, record: dict) -> None:
+    def store(self, fruit, record: dict, *, new: bool) -> None:
         """Change the fruit's values for these columns; the others stay, and so do the source,
         pages and note of a value whose states are unchanged (a changed one loses them: the
-        source said something else)."""
+        source said something else). A `new` fruit holds no values to read or keep."""
+        if new:
+            records = [self._new_record(id_, wanted) for id_, wanted in record.items() if wanted]
+            if records:
+                self._set(fruit, records)
+            return
         rows = list(
             FruitCharacteristic.objects.filter(fruit=fruit).only(
                 "id", "characteristic_id", "source_publication_id", "pages", "note"
@@ -211,8 +216,10 @@ class CharacteristicReading:
             if wanted and characteristic_id not in seen:
                 is_changed = True
                 records.append(self._new_record(characteristic_id, wanted))
-        if not is_changed:
-            return
+        if is_changed:
+            self._set(fruit, records)
+
+    def _set(self, fruit, records: list[dict]) -> None:
         try:
             fruit_set_characteristics(fruit=fruit, records=records)
         except ValidationError as error:  # a kept source unlinked meanwhile

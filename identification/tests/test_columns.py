@@ -193,6 +193,30 @@ def test_a_row_that_changes_only_characteristics_is_changed_and_a_dry_run_writes
     assert counts(post_csv(curator_client, same)) == {"created": 0, "updated": 0, "unchanged": 1}
 
 
+def test_a_row_that_changes_only_characteristics_leaves_the_fruit_and_its_names_alone(
+    curator_client, fruit_factory
+):
+    topaz = fruit_factory(name="Topaz", catalog_number=1, synonyms=["Topas"])
+    describe(topaz, {"fruit_size": [5]})
+    synonym_ids = list(topaz.synonyms.values_list("pk", flat=True))
+    before = Fruit.objects.get(pk=topaz.pk).updated_at
+    text = "catalog_number,name,type,synonyms,char:fruit_size\n1,Topaz,apple,Topas,7\n"
+
+    assert counts(post_csv(curator_client, text))["updated"] == 1
+
+    assert values_of(topaz) == {"fruit_size": [7]}
+    assert list(topaz.synonyms.values_list("pk", flat=True)) == synonym_ids  # not rewritten
+    assert Fruit.objects.get(pk=topaz.pk).updated_at > before  # the change is dated
+
+
+def test_a_new_fruits_characteristics_are_stored_with_it(curator_client):
+    text = "catalog_number,name,type,char:fruit_size,char:shape\n5,Topaz,apple,5|7,\n"
+
+    assert counts(post_csv(curator_client, text))["created"] == 1
+
+    assert values_of(Fruit.objects.get(catalog_number=5)) == {"fruit_size": [5, 7]}
+
+
 def test_an_exported_file_imports_back_unchanged_keeping_sources_pages_and_notes(
     anon_client, curator_client, fruit_factory
 ):

@@ -282,7 +282,9 @@ def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
 def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
     """A row per fruit and characteristic it shows: the characteristic's name, the labels of
     the fruit's states, its reference as the method; the note and the source as remarks."""
-    states = CharacteristicState.objects.only("id", "value", "label", "characteristic_id")
+    states = CharacteristicState.objects.only("id", "value", "label", "characteristic_id").order_by(
+        "value"
+    )
     values = (
         FruitCharacteristic.objects.select_related("characteristic", "source_publication")
         .only(
@@ -301,7 +303,7 @@ def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
         for value in chunk:
             url = page_url(value.fruit_id)
             characteristic = value.characteristic
-            labels = [state.label for state in sorted(value.states.all(), key=_state_value)]
+            labels = [state.label for state in value.states.all()]
             lines.append(
                 tsv(
                     [
@@ -318,32 +320,30 @@ def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
         yield lines
 
 
-def _state_value(state) -> int:
-    return state.value
-
-
 def measurement_remarks(value) -> str:
     """The note, then the source: "Ripe in late September. Source: Müller (1905): Deutschlands
     Obstsorten, p. 112." """
     parts = [value.note] if value.note else []
     publication = value.source_publication
     if publication is not None:
-        who = publication.authors or "Anonymous"
-        when = f" ({publication.year})" if publication.year else ""
         where = f", p. {value.pages}" if value.pages else ""
-        parts.append(f"Source: {who}{when}: {publication.title}{where}.")
+        parts.append(f"Source: {cited(publication)}{where}.")
     return " ".join(parts)
 
 
 def citation_text(link) -> str:
     """ "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten, p. 112, plate IV." """
-    publication = link.publication
-    who = publication.authors or "Anonymous"
-    when = f" ({publication.year})" if publication.year else ""
     where = f", {link.place}" if link.place else ""
     named = f", as {link.name_in_source}" if link.name_in_source else ""
     first = "; first description" if link.is_first_description else ""
-    return f"{who}{when}: {publication.title}{where}{named}{first}."
+    return f"{cited(link.publication)}{where}{named}{first}."
+
+
+def cited(publication) -> str:
+    """Who, when and what: "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten"."""
+    who = publication.authors or "Anonymous"
+    when = f" ({publication.year})" if publication.year else ""
+    return f"{who}{when}: {publication.title}"
 
 
 @extend_schema(

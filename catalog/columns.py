@@ -92,9 +92,9 @@ def owner(column: str):
 def readings(header: Iterable[str]) -> list[ColumnImport]:
     """For an import's header, each owning provider's reading of its columns (`ColumnError`
     for one a provider cannot take)."""
-    owned: dict[int, tuple[object, list[str]]] = {}
+    owned: dict[ColumnProvider, list[str]] = {}
     for column in header:
         provider = owner(column)
         if provider is not None:
-            owned.setdefault(id(provider), (provider, []))[1].append(column)
-    return [provider.reading(columns) for provider, columns in owned.values()]
+            owned.setdefault(provider, []).append(column)
+    return [provider.reading(columns) for provider, columns in owned.items()]

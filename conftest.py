@@ -8,9 +8,9 @@ from rest_framework.test import APIClient
 
 from catalog.models import FruitImage
 from catalog.tests.factories import FruitFactory
-from fruitcatalog.rest.curators import CURATORS_GROUP
-from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
-from fruitcatalog.tests.queries import reading_no_bytes
+from core.rest.curators import CURATORS_GROUP
+from core.testing.media import make_object_png, make_pdf_bytes
+from core.testing.queries import reading_no_bytes
 from identification import values as identification_values
 
 
@@ -104,7 +104,7 @@ def admin_page(monkeypatch):
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     from django.db import connections
 
-    from fruitcatalog.testing.browser import CHROMIUM, CHROMIUM_ARGS
+    from core.testing.browser import CHROMIUM, CHROMIUM_ARGS
 
     # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
     # between browser steps are still plain synchronous code.

@@ -29,8 +29,8 @@ import json, os, sys, time
 import django
 django.setup()
 from django.core.exceptions import ValidationError
-from fruitcatalog.blobs.pdf import validate_pdf_bytes
-from fruitcatalog.blobs.uploads import validate_image_bytes
+from blobs.pdf import validate_pdf_bytes
+from blobs.uploads import validate_image_bytes
 
 kind, path = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
@@ -56,7 +56,7 @@ print(json.dumps({"cpu": cpu, "rss_mb": (peak - baseline) / 1024, "outcome": out
 
 
 def image_cases():
-    from fruitcatalog.testing import media
+    from core.testing import media
 
     return [
         (
@@ -85,7 +85,7 @@ def image_cases():
 
 def pdf_cases():
     """The security review's hostile PDFs (name -> builder), which the PDF tests check too."""
-    from fruitcatalog.testing.pdfs import HOSTILE_PDFS
+    from core.testing.pdfs import HOSTILE_PDFS
 
     return list(HOSTILE_PDFS.items())
 

@@ -13,7 +13,7 @@ On loopback, in one run:
   threads or worker class), from the database, by the versioned URLs clients get;
 - **nginx cache**: the shipped ``deploy/nginx.conf`` in front of that gunicorn, adapted to
   loopback as the slow-client proof and the edge cache's test adapt it
-  (``fruitcatalog/testing/nginx.py``), its caches in the temporary folder: the same URLs, answered
+  (``core/testing/nginx.py``), its caches in the temporary folder: the same URLs, answered
   from its cache once a first request has filled it (``X-Cache-Status: HIT`` checked before the
   runs);
 - **nginx static**: the same bytes as static files from that same nginx (a ``location`` added to
@@ -59,7 +59,7 @@ import support  # bench/support.py, beside this script
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path[:0] = [str(ROOT), str(BENCH)]
-from fruitcatalog.testing import nginx as nginx_loopback  # noqa: E402  (the project, after its path)
+from core.testing import nginx as nginx_loopback  # noqa: E402  (the project, after its path)
 
 DATABASE = "fruitcatalog_http"
 LIST_PATH = "/api/v1/fruits?page_size=24"

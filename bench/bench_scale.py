@@ -97,8 +97,8 @@ def load(fruits: int) -> None:
     from django.db import connection
 
     from catalog.models import Fruit
-    from fruitcatalog.db.search import name_key, search_document, spellings_of
-    from fruitcatalog.testing.media import make_object_png
+    from core.db.search import name_key, search_document, spellings_of
+    from core.testing.media import make_object_png
 
     present = Fruit.objects.count()
     if present >= fruits:

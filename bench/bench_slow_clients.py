@@ -6,7 +6,7 @@ Run with ``python bench/bench_slow_clients.py`` (CI runs it; about 45 s). It nee
 On free loopback ports it starts gunicorn with the Dockerfile's command (read from its ``CMD``;
 only the address changes, and the access log also records the forwarded headers) and nginx with
 ``deploy/nginx.conf``, adapted the one way the config allows (the lines marked ``bench:``, by
-``fruitcatalog/testing/nginx.py``, which the edge cache's test and bench_http.py share): upstream
+``core/testing/nginx.py``, which the edge cache's test and bench_http.py share): upstream
 and listen address on loopback, logs, temporary files and caches in a temporary folder, and
 ``pid``/``daemon`` given with ``-g``. Then:
 
@@ -51,7 +51,7 @@ import support  # bench/support.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from fruitcatalog.testing import nginx as nginx_loopback  # noqa: E402  (the project, after its path)
+from core.testing import nginx as nginx_loopback  # noqa: E402  (the project, after its path)
 
 PROBE_EVERY = 0.5  # seconds between two /health probes
 PROBE_TIMEOUT = 1.0  # a probe slower than this counts as failed

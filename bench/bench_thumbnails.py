@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PIL import Image, ImageChops, ImageDraw
 
-from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.imaging import thumbnails
-from fruitcatalog.testing.reference import (
+from blobs import imaging
+from blobs.imaging import thumbnails
+from blobs.tests.reference import (
     mean_difference,
     naive_thumbnail,
     naive_thumbnail_image,

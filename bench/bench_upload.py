@@ -59,8 +59,8 @@ def main() -> None:
     from django.db import connection
     from rest_framework.test import APIClient
 
+    from blobs import imaging
     from catalog.models import Fruit, FruitImage
-    from fruitcatalog.blobs import imaging
 
     call_command("migrate", verbosity=0)
     settings.ALLOWED_HOSTS = ["*"]

@@ -18,6 +18,19 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from blobs.admin import (
+    IMAGE_DETAIL_FIELDS,
+    IMAGE_RIGHTS_FIELDS,
+    AdminAssetsMixin,
+    BlobSafeDeletionMixin,
+    GenerateMissingThumbnailsMixin,
+    ImageMetadataMixin,
+    MissingDetailsFilter,
+    ThumbnailedImageInline,
+    ThumbnailListFilter,
+    no_thumbnail,
+    thumbnail_img,
+)
 from catalog import exports
 from catalog.forms import (
     FruitAdminForm,
@@ -34,22 +47,9 @@ from catalog.imports import import_fruits
 from catalog.models import Fruit, FruitImage, FruitRelation, FruitSpelling, FruitSynonym
 from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
-from fruitcatalog.blobs.admin import (
-    IMAGE_DETAIL_FIELDS,
-    IMAGE_RIGHTS_FIELDS,
-    AdminAssetsMixin,
-    BlobSafeDeletionMixin,
-    GenerateMissingThumbnailsMixin,
-    ImageMetadataMixin,
-    MissingDetailsFilter,
-    ThumbnailedImageInline,
-    ThumbnailListFilter,
-    no_thumbnail,
-    thumbnail_img,
-)
-from fruitcatalog.db.search import contains_any, search_terms
-from fruitcatalog.rest.pagination import ScalablePaginator
-from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
+from core.db.search import contains_any, search_terms
+from core.rest.pagination import ScalablePaginator
+from core.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 
 
 class FruitSynonymInline(admin.TabularInline):

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFilter
 
+from blobs.rights import License
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create, fruit_update
 from catalog.validators import clean_names, clean_relations
-from fruitcatalog.blobs.rights import License
 
 BACKGROUND = (246, 243, 236)  # a plain light paper tone: the thumbnail crop finds the fruit on it
 SUPERSAMPLE = 2  # drawn at 2x and scaled down: smooth edges without an anti-aliasing library

@@ -18,7 +18,7 @@ from django.urls import reverse
 from catalog.columns import extra_columns, extra_last_modified, extra_values
 from catalog.models import Deletion, Fruit, FruitImage
 from catalog.serializers import iso_timestamp
-from fruitcatalog.db.deadlines import keyset_chunks
+from core.db.deadlines import keyset_chunks
 
 # The catalog's own columns; other apps' (`extra_columns()`) follow them.
 CSV_COLUMNS = ["catalog_number", "name", "type", "synonyms", "image_count", "url", "updated_at"]

@@ -4,7 +4,7 @@ import django_filters
 
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
 from catalog.search import RANKED_MAX, SEARCH_MAX, search_fruits
-from fruitcatalog.rest.filters import IntegerFilter, NullsLastOrderingFilter
+from core.rest.filters import IntegerFilter, NullsLastOrderingFilter
 
 
 class CatalogNumberNullsLastOrderingFilter(NullsLastOrderingFilter):

@@ -3,15 +3,15 @@
 from django import forms
 from django.core.exceptions import ValidationError
 
-from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitRelation, FruitSynonym, NameKind
-from catalog.services import fruit_set_names, fruit_set_relations, next_catalog_number
-from catalog.validators import clean_names, clean_relations
-from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
-from fruitcatalog.blobs.uploads import (
+from blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
+from blobs.uploads import (
     apply_image_upload,
     store_image_unless_duplicate,
     validate_upload_size,
 )
+from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitRelation, FruitSynonym, NameKind
+from catalog.services import fruit_set_names, fruit_set_relations, next_catalog_number
+from catalog.validators import clean_names, clean_relations
 
 
 class ImportForm(forms.Form):

@@ -26,7 +26,7 @@ from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
 from catalog.services import fruit_create, fruit_touch, fruit_update
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms
-from fruitcatalog.db.deadlines import renew_for_next_step
+from core.db.deadlines import renew_for_next_step
 
 REQUIRED_COLUMNS = ["catalog_number", "name", "type"]
 OPTIONAL_COLUMNS = ["synonyms"]

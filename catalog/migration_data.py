@@ -2,8 +2,8 @@
 
 import hashlib
 
-from fruitcatalog.blobs import content_types, imaging
-from fruitcatalog.db.search import search_document, spellings_of
+from blobs import content_types, imaging
+from core.db.search import search_document, spellings_of
 
 BATCH_SIZE = 100  # rows of image bytes held in memory at once
 

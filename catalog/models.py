@@ -8,18 +8,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from catalog.languages import ISO_639_1
-from fruitcatalog.blobs.models import (
+from blobs.models import (
     ImageSource,
     ThumbnailedImage,
     ThumbnailedImageQuerySet,
     thumbnail_endpoint_sha256,
     thumbnail_endpoint_side,
 )
-from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.blobs.rights import alt_text_or_role, rights_constraints
-from fruitcatalog.db.expressions import ListSubquery
-from fruitcatalog.db.search import (
+from blobs.responses import versioned
+from blobs.rights import alt_text_or_role, rights_constraints
+from catalog.languages import ISO_639_1
+from core.db.expressions import ListSubquery
+from core.db.search import (
     SearchQuerySetMixin,
     name_key,
     search_document,
@@ -405,7 +405,7 @@ class Deletion(models.Model):
     tables) insert one after every DELETE, whoever deletes (the API, the admin, a cascade,
     SQL). Inserts only: deleting transactions never wait for one another here. A migration that
     rebuilds a watched table on SQLite drops its trigger and must install it again
-    (`fruitcatalog.db.triggers`); the exports' tests notice a missing one.
+    (`core.db.triggers`); the exports' tests notice a missing one.
     """
 
     deleted_at = models.DateTimeField(db_index=True)

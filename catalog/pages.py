@@ -5,8 +5,8 @@ from django.views.decorators.http import require_safe
 from catalog.filters import FruitFilter
 from catalog.models import Fruit, FruitType
 from catalog.search import explain_page
-from fruitcatalog.db.search import search_query
-from fruitcatalog.site.pages import render_list_page, url_with
+from core.db.search import search_query
+from core.site.pages import render_list_page, url_with
 
 # The sorts the grid offers (the API takes a few more, which the grid honours too).
 SORTS = [("", "Catalog number"), ("name", "Name, A to Z"), ("-name", "Name, Z to A")]

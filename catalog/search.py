@@ -1,7 +1,7 @@
 """The forgiving fruit search: any name, any spelling, relevance first, "did you mean".
 
 A fruit's `search_text` holds the folded spellings of its own name (the document's head), then
-its catalog number and the spellings of its other names (`fruitcatalog.db.search`). A search:
+its catalog number and the spellings of its other names (`core.db.search`). A search:
 
 - matches every fruit whose document contains the folded term, and the fuzzy matches: on
   PostgreSQL those whose `word_similarity` to the term reaches `FUZZY_MATCH` (pg_trgm, through
@@ -23,8 +23,8 @@ import logging
 from django.db import connection
 from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
 
-from fruitcatalog.db.budgets import OutOfTime, time_budget
-from fruitcatalog.db.search import (
+from core.db.budgets import OutOfTime, time_budget
+from core.db.search import (
     HEAD_END,
     PART_SEPARATOR,
     contains_any,

@@ -9,6 +9,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
+from blobs.serializers import (
+    NULLABLE_URL,
+    VERSIONED,
+    ThumbnailedImageSerializer,
+    absolute_url,
+)
 from catalog.models import (
     CATALOG_NUMBER_MAX,
     NAME_NOTE_MAX,
@@ -28,14 +34,8 @@ from catalog.validators import (
     clean_relations,
     names_from_synonyms,
 )
-from fruitcatalog.blobs.serializers import (
-    NULLABLE_URL,
-    VERSIONED,
-    ThumbnailedImageSerializer,
-    absolute_url,
-)
-from fruitcatalog.db.ids import ID_MAX
-from fruitcatalog.rest.fields import TextField, TextModelSerializer
+from core.db.ids import ID_MAX
+from core.rest.fields import TextField, TextModelSerializer
 
 
 class BoundedListField(serializers.ListField):

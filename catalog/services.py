@@ -15,8 +15,8 @@ from catalog.models import (
     FruitSynonym,
 )
 from catalog.validators import LOOP_MESSAGE, descends_from
-from fruitcatalog.db.locks import lock_row
-from fruitcatalog.db.search import name_key
+from core.db.locks import lock_row
+from core.db.search import name_key
 
 # Creates that assign a number take this transaction-scoped advisory lock on PostgreSQL, so they
 # run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions

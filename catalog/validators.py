@@ -12,7 +12,7 @@ from catalog.models import (
     FruitRelation,
     NameKind,
 )
-from fruitcatalog.db.search import name_key
+from core.db.search import name_key
 
 SYNONYMS_MAX = 100
 RELATIONS_MAX = 100

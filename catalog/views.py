@@ -14,6 +14,16 @@ from drf_spectacular.utils import (
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.response import Response
 
+from blobs.parsers import SPREADSHEET_UPLOAD_PARSERS
+from blobs.reads import ByteRead
+from blobs.schema import (
+    IMAGE_UPLOAD_NOTE,
+    IMAGE_UPLOAD_REQUEST,
+    ImageUploadSerializer,
+    image_viewset_schema,
+)
+from blobs.uploads import uploaded_bytes
+from blobs.views import ThumbnailedImageViewSet, UploadsMixin
 from catalog import exports
 from catalog.filters import FruitFilter
 from catalog.imports import ImportReport, RowError, import_fruits
@@ -21,21 +31,11 @@ from catalog.models import Fruit, FruitImage, FruitType
 from catalog.search import explain_page
 from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInfoSerializer
 from catalog.services import fruit_create, fruit_delete, fruit_update
-from fruitcatalog.blobs.parsers import SPREADSHEET_UPLOAD_PARSERS
-from fruitcatalog.blobs.reads import ByteRead
-from fruitcatalog.blobs.schema import (
-    IMAGE_UPLOAD_NOTE,
-    IMAGE_UPLOAD_REQUEST,
-    ImageUploadSerializer,
-    image_viewset_schema,
-)
-from fruitcatalog.blobs.uploads import uploaded_bytes
-from fruitcatalog.blobs.views import ThumbnailedImageViewSet, UploadsMixin
-from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
-from fruitcatalog.rest.files import NOT_MODIFIED, StreamedFileView
-from fruitcatalog.rest.pagination import PageNumberPagination
-from fruitcatalog.rest.viewsets import ReadBackMixin
+from core.db.ids import ID_PATTERN
+from core.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
+from core.rest.files import NOT_MODIFIED, StreamedFileView
+from core.rest.pagination import PageNumberPagination
+from core.rest.viewsets import ReadBackMixin
 
 FRUIT_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="Fruit id.")
 IMAGE_ID = OpenApiParameter("imageId", int, OpenApiParameter.PATH, description="Image id.")

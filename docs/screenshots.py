@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fruitcatalog.testing.browser import (  # noqa: E402 (the project root is on the path now)
+from core.testing.browser import (  # noqa: E402 (the project root is on the path now)
     DESKTOP,
     PHONE,
     PageLog,

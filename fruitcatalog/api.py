@@ -3,15 +3,15 @@
 from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
+from blobs.views import BackfillThumbnailsView, byte_view
 from catalog.views import FruitCSVExportView, FruitImageViewSet, FruitImportViewSet
-from fruitcatalog.blobs.views import BackfillThumbnailsView, byte_view
-from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.dwca import DarwinCoreExportView
-from fruitcatalog.fruit_detail import CitedFruitViewSet
-from fruitcatalog.rest.auth import TokenView
-from fruitcatalog.rest.health import HealthView
+from core.db.ids import ID_PATTERN
+from core.rest.auth import TokenView
+from core.rest.health import HealthView
 from identification.views import CharacteristicViewSet, IdentifyView
 from publications import views as publication_views
+from wholefruit.api import CitedFruitViewSet
+from wholefruit.dwca import DarwinCoreExportView
 
 
 class OptionalSlashRouter(SimpleRouter):

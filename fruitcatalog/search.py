@@ -1,3 +1,3 @@
 """Where migrations 0010 (catalog) and 0003 (publications) import the search folding from."""
 
-from fruitcatalog.db.search import name_key, search_document  # noqa: F401
+from core.db.search import name_key, search_document  # noqa: F401

@@ -70,12 +70,13 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "fruitcatalog",
-    "fruitcatalog.idempotency",
-    "fruitcatalog.blobs",
+    "core",
+    "core.idempotency",
+    "blobs",
     "catalog",
     "publications",
     "identification",
+    "wholefruit",
 ]
 
 MIDDLEWARE = [
@@ -83,9 +84,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # CORS headers on every other answer under /api/, errors included; preflights end here.
     "corsheaders.middleware.CorsMiddleware",
-    "fruitcatalog.site.faults.DatabaseUnavailableMiddleware",
+    "core.site.faults.DatabaseUnavailableMiddleware",
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
-    "fruitcatalog.http.bodies.RequestGuardMiddleware",
+    "core.http.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -135,7 +136,7 @@ DATABASES = {
 # - opening a connection gives up after DATABASE_CONNECT_TIMEOUT;
 # - the server cancels a statement after DATABASE_STATEMENT_TIMEOUT_MS;
 # - a request's database waits end after DATABASE_REQUEST_TIMEOUT seconds in all, whatever the
-#   server does (fruitcatalog.db.deadlines cuts the connection): a 503, never a hang;
+#   server does (core.db.deadlines cuts the connection): a 503, never a hang;
 # - the kernel gives up on a peer that stops acknowledging (a partition) after
 #   DATABASE_TCP_USER_TIMEOUT_MS, and keepalives find idle connections to a vanished server.
 # All stay below gunicorn's worker timeout (30 s by default; the Dockerfile passes --timeout 60).
@@ -144,8 +145,8 @@ DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
 DATABASE_REQUEST_TIMEOUT = float(os.environ.get("DATABASE_REQUEST_TIMEOUT", "25"))  # seconds
 DATABASE_TCP_USER_TIMEOUT_MS = env_int("DATABASE_TCP_USER_TIMEOUT_MS", 10_000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, aware of the request's database deadline (fruitcatalog/db/deadlines.py).
-    DATABASES["default"]["ENGINE"] = "fruitcatalog.db.backends.postgresql"
+    # Django's backend, aware of the request's database deadline (core/db/deadlines.py).
+    DATABASES["default"]["ENGINE"] = "core.db.backends.postgresql"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "connect_timeout": DATABASE_CONNECT_TIMEOUT,
@@ -216,7 +217,7 @@ if not STATIC_ROOT.exists():
     warnings.filterwarnings("ignore", message="No directory at: ")
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Uploads: the service enforces its own limit on the whole body (fruitcatalog/blobs/parsers.py).
+# Uploads: the service enforces its own limit on the whole body (blobs/parsers.py).
 FRUITCATALOG_MAX_UPLOAD_BYTES = env_int("FRUITCATALOG_MAX_UPLOAD_BYTES", 5 * 1024 * 1024)
 # Every other route (JSON writes, token, login forms): refused with 413 before being read.
 FRUITCATALOG_MAX_BODY_BYTES = env_int("FRUITCATALOG_MAX_BODY_BYTES", 1024 * 1024)
@@ -235,7 +236,7 @@ FRUITCATALOG_EXPORT_SECONDS = env_int("FRUITCATALOG_EXPORT_SECONDS", 50)
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
 # Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,
-# any other is revalidated (fruitcatalog/blobs/responses.py).
+# any other is revalidated (blobs/responses.py).
 
 # Security defaults; the cookie and HSTS switches matter only behind HTTPS, so they are opt-in.
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -287,13 +288,13 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 # A success does not wipe the address's failures: otherwise anyone with an account could guess
 # at others' passwords without limit, logging in as themselves between guesses.
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "fruitcatalog.rest.throttling.lockout_response"
+AXES_LOCKOUT_CALLABLE = "core.rest.throttling.lockout_response"
 # The same client address as the throttles (django-axes' own lookup needs django-ipware).
-AXES_CLIENT_IP_CALLABLE = "fruitcatalog.rest.throttling.client_address"
+AXES_CLIENT_IP_CALLABLE = "core.rest.throttling.client_address"
 AXES_VERBOSE = False
 
 # CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials
-# (fruitcatalog.apps); writes only from the origins listed here.
+# (core.apps); writes only from the origins listed here.
 CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOWED_ORIGINS = env_list("FRUITCATALOG_CORS_WRITE_ORIGINS", "")
 CORS_ALLOW_CREDENTIALS = False
@@ -307,7 +308,7 @@ CORS_EXPOSE_HEADERS = [
 CORS_ALLOW_HEADERS = (*default_cors_headers, "idempotency-key")
 CORS_PREFLIGHT_MAX_AGE = 86400
 
-# Idempotent creates (fruitcatalog/idempotency): answers are kept this long per user and key,
+# Idempotent creates (core/idempotency): answers are kept this long per user and key,
 # and a claim whose request never answered (a killed worker) lapses after the longest a request
 # may take (gunicorn's timeout) plus a margin.
 IDEMPOTENCY_KEY_HOURS = env_int("FRUITCATALOG_IDEMPOTENCY_KEY_HOURS", 24)
@@ -316,24 +317,24 @@ IDEMPOTENCY_CLAIM_SECONDS = env_int("FRUITCATALOG_IDEMPOTENCY_CLAIM_SECONDS", 90
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: its WWW-Authenticate header turns anonymous writes into 401, not 403.
-        "fruitcatalog.rest.authentication.TokenAuthentication",
+        "core.rest.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["fruitcatalog.rest.permissions.ModelPermissionsOrReadOnly"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.rest.permissions.ModelPermissionsOrReadOnly"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": ["fruitcatalog.rest.parsers.SafeJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.rest.parsers.SafeJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "fruitcatalog.rest.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.rest.pagination.PageNumberPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "fruitcatalog.rest.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "core.rest.exceptions.exception_handler",
     # How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): the
-    # throttles and the login lockout (fruitcatalog.rest.throttling.client_address) count the client
+    # throttles and the login lockout (core.rest.throttling.client_address) count the client
     # address that many hops from the right; 0 trusts only REMOTE_ADDR.
     "NUM_PROXIES": env_int("DJANGO_NUM_PROXIES", 0),
-    # Throttles named by scope (fruitcatalog/rest/throttling.py); `None` switches one off.
+    # Throttles named by scope (core/rest/throttling.py); `None` switches one off.
     "DEFAULT_THROTTLE_RATES": {
         "token_address": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", "20/minute"),
         "token_username": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", "10/minute"),
@@ -360,10 +361,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"FruitTypeEnum": "catalog.models.FruitType"},
     "SCHEMA_PATH_PREFIX": r"/api/v1",
-    "PREPROCESSING_HOOKS": ["fruitcatalog.rest.schema.canonical_paths"],
+    "PREPROCESSING_HOOKS": ["core.rest.schema.canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "fruitcatalog.rest.schema.add_error_responses",
+        "core.rest.schema.add_error_responses",
     ],
 }
 

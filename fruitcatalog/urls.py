@@ -6,15 +6,15 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from catalog.pages import catalog_grid
-from fruitcatalog.rest.exceptions import json_not_found
-from fruitcatalog.rest.health import RootHealthView
-from fruitcatalog.rest.schema import RedocView, SchemaView, SwaggerView
-from fruitcatalog.site.pages import unknown_path
+from core.rest.exceptions import json_not_found
+from core.rest.health import RootHealthView
+from core.rest.schema import RedocView, SchemaView, SwaggerView
+from core.site.pages import unknown_path
 from identification.pages import compare_page, fruit_page, identify_page
 from publications.pages import publication_list, publication_page
 
-handler404 = "fruitcatalog.site.pages.not_found"
-handler500 = "fruitcatalog.site.faults.server_error"
+handler404 = "core.site.pages.not_found"
+handler500 = "core.site.faults.server_error"
 
 urlpatterns = [
     # The public site: the card grid, a fruit's page, identifying a fruit, the publications.
@@ -34,7 +34,7 @@ urlpatterns = [
     ),
     re_path(
         r"^api/v1/redoc/?$",
-        RedocView.as_view(url_name="schema", template_name="fruitcatalog/redoc.html"),
+        RedocView.as_view(url_name="schema", template_name="core/redoc.html"),
         name="redoc",
     ),
     path("api/v1/", include("fruitcatalog.api")),

@@ -8,7 +8,7 @@ number of fruits. `described_groups` groups them again by characteristic.
 from django.db.models import OuterRef
 from django.db.models.functions import JSONArray
 
-from fruitcatalog.db.expressions import ListSubquery
+from core.db.expressions import ListSubquery
 from identification.models import FruitCharacteristicState
 
 # One entry per state a fruit shows, in this order (`described_groups` reads them so).

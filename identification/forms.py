@@ -4,7 +4,7 @@ from django import forms
 from django.utils.html import format_html
 
 from catalog.models import FruitType
-from fruitcatalog.db.ids import parse_id
+from core.db.ids import parse_id
 from identification.models import Characteristic, FruitCharacteristic
 from identification.services import fruit_set_characteristics
 from identification.validators import clean_fruit_characteristics

@@ -5,8 +5,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.db.models import Q
 
+from blobs.models import blob_fields
 from catalog.models import Fruit, FruitImage, FruitType
-from fruitcatalog.blobs.models import blob_fields
 from publications.models import Publication
 
 CODE_PATTERN = r"^[a-z][a-z0-9_]{0,49}\Z"

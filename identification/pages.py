@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit, FruitType, RelationKind
-from fruitcatalog.db.ids import parse_id
-from fruitcatalog.site.pages import not_found, render_page
+from core.db.ids import parse_id
+from core.site.pages import not_found, render_page
 from identification.described import described_groups, with_described
 from identification.identify import identify, parse_query
 from identification.models import Characteristic, CharacteristicState, split_types

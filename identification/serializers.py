@@ -2,10 +2,10 @@
 
 from rest_framework import serializers
 
+from blobs.serializers import absolute_url
 from catalog.models import FruitImage, FruitType
-from fruitcatalog.blobs.serializers import absolute_url
-from fruitcatalog.db.ids import ID_MAX
-from fruitcatalog.rest.fields import TextField, TextModelSerializer
+from core.db.ids import ID_MAX
+from core.rest.fields import TextField, TextModelSerializer
 from identification.models import (
     NOTE_MAX,
     PAGES_MAX,

@@ -11,7 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from catalog.models import Fruit
-from fruitcatalog.db.locks import lock_row
+from core.db.locks import lock_row
 from identification.models import (
     Characteristic,
     CharacteristicState,

@@ -14,9 +14,9 @@ from rest_framework.response import Response
 
 from catalog.exports import fruit_page_url
 from catalog.models import FruitType
-from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.rest.exceptions import Conflict
-from fruitcatalog.rest.viewsets import ReadBackMixin
+from core.db.ids import ID_PATTERN
+from core.rest.exceptions import Conflict
+from core.rest.viewsets import ReadBackMixin
 from identification.identify import LIMIT_DEFAULT, LIMIT_MAX, identify
 from identification.models import Characteristic
 from identification.serializers import CharacteristicSerializer

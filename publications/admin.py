@@ -12,7 +12,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from fruitcatalog.blobs.admin import (
+from blobs.admin import (
     IMAGE_DETAIL_FIELDS,
     IMAGE_RIGHTS_FIELDS,
     PREVIEW_SIDE,
@@ -26,9 +26,9 @@ from fruitcatalog.blobs.admin import (
     no_thumbnail,
     thumbnail_img,
 )
-from fruitcatalog.blobs.models import blob_fields
-from fruitcatalog.db.search import contains_any, search_terms
-from fruitcatalog.site.changelists import FastRowsAdminMixin, FastRowsChangeList
+from blobs.models import blob_fields
+from core.db.search import contains_any, search_terms
+from core.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import (

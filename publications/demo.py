@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
+from blobs.rights import ImageRole, License
 from catalog.demo import DEMO_FRUITS, DemoFruit, draw_fruit, encode, render_fruit
 from catalog.models import Fruit, FruitType
-from fruitcatalog.blobs.rights import ImageRole, License
 from publications.models import Publication, PublicationFruitImage
 from publications.services import (
     publication_fruit_set_description,

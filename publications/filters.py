@@ -2,7 +2,7 @@
 
 import django_filters
 
-from fruitcatalog.rest.filters import IdFilter, IntegerFilter, NullsLastOrderingFilter
+from core.rest.filters import IdFilter, IntegerFilter, NullsLastOrderingFilter
 from publications.models import YEAR_MAX, YEAR_MIN, Publication, PublicationFruitImage
 
 

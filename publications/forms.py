@@ -5,10 +5,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
-from fruitcatalog.blobs.content_types import PDF
-from fruitcatalog.blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
-from fruitcatalog.blobs.pdf import validate_pdf_bytes
-from fruitcatalog.blobs.uploads import check_image_bytes
+from blobs.content_types import PDF
+from blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
+from blobs.pdf import validate_pdf_bytes
+from blobs.uploads import check_image_bytes
 from publications.models import (
     CITATION_FIELDS,
     Publication,

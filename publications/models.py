@@ -7,10 +7,9 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from catalog.models import Fruit
-from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.content_types import JPEG, PDF
-from fruitcatalog.blobs.models import (
+from blobs import imaging
+from blobs.content_types import JPEG, PDF
+from blobs.models import (
     BlobQuerySet,
     ImageSource,
     StoredBytes,
@@ -18,9 +17,10 @@ from fruitcatalog.blobs.models import (
     ThumbnailedImage,
     ThumbnailedImageQuerySet,
 )
-from fruitcatalog.blobs.responses import versioned
-from fruitcatalog.blobs.rights import rights_constraints
-from fruitcatalog.db.search import SearchQuerySetMixin, search_document
+from blobs.responses import versioned
+from blobs.rights import rights_constraints
+from catalog.models import Fruit
+from core.db.search import SearchQuerySetMixin, search_document
 
 TITLE_MAX = 300
 YEAR_MIN = 1400  # the first printed pomologies are younger; older manuscripts are not catalogued

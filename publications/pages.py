@@ -10,12 +10,12 @@ from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.views.decorators.http import require_safe
 
+from blobs.models import blob_fields
+from blobs.rights import alt_text_or_role
 from catalog.models import Fruit
-from fruitcatalog.blobs.models import blob_fields
-from fruitcatalog.blobs.rights import alt_text_or_role
-from fruitcatalog.db.ids import ID_MAX
-from fruitcatalog.site.pages import not_found, render_list_page, render_page
-from fruitcatalog.site.structured_data import json_ld, without_empty
+from core.db.ids import ID_MAX
+from core.site.pages import not_found, render_list_page, render_page
+from core.site.structured_data import json_ld, without_empty
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 

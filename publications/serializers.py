@@ -3,8 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.models import Fruit
-from fruitcatalog.blobs.serializers import (
+from blobs.serializers import (
     IMAGE_INFO_FIELDS,
     NULLABLE_URL,
     VERSIONED,
@@ -12,8 +11,9 @@ from fruitcatalog.blobs.serializers import (
     ThumbnailedImageSerializer,
     absolute_url,
 )
-from fruitcatalog.db.ids import ID_MAX
-from fruitcatalog.rest.fields import TextField, TextModelSerializer
+from catalog.models import Fruit
+from core.db.ids import ID_MAX
+from core.rest.fields import TextField, TextModelSerializer
 from publications.models import (
     CITATION_FIELDS,
     CITATION_PLACE_MAX,

@@ -3,7 +3,7 @@
 from django.db import transaction
 
 from catalog.models import Fruit
-from fruitcatalog.db.locks import lock_row
+from core.db.locks import lock_row
 from publications.models import CITATION_FIELDS, Publication, PublicationFruit
 
 

@@ -12,11 +12,10 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
-from catalog.models import Fruit
-from fruitcatalog.blobs.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS
-from fruitcatalog.blobs.pdf import validate_pdf_bytes
-from fruitcatalog.blobs.reads import ByteRead
-from fruitcatalog.blobs.schema import (
+from blobs.parsers import IMAGE_UPLOAD_PARSERS, PDF_UPLOAD_PARSERS
+from blobs.pdf import validate_pdf_bytes
+from blobs.reads import ByteRead
+from blobs.schema import (
     IMAGE_UPLOAD_NOTE,
     IMAGE_UPLOAD_REQUEST,
     PDF_TYPES,
@@ -24,15 +23,16 @@ from fruitcatalog.blobs.schema import (
     byte_read_schema,
     image_viewset_schema,
 )
-from fruitcatalog.blobs.uploads import as_field_error, check_image_bytes, uploaded_bytes
-from fruitcatalog.blobs.views import (
+from blobs.uploads import as_field_error, check_image_bytes, uploaded_bytes
+from blobs.views import (
     ThumbnailedImageViewSet,
     UploadsMixin,
 )
-from fruitcatalog.db.ids import ID_PATTERN
-from fruitcatalog.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
-from fruitcatalog.rest.permissions import ParentChangePermission
-from fruitcatalog.rest.viewsets import ReadBackMixin
+from catalog.models import Fruit
+from core.db.ids import ID_PATTERN
+from core.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
+from core.rest.permissions import ParentChangePermission
+from core.rest.viewsets import ReadBackMixin
 from publications.filters import PublicationFilter, PublicationFruitImageFilter
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.serializers import (

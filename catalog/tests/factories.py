@@ -5,7 +5,7 @@ import factory
 from catalog.models import Fruit, FruitImage, FruitType
 from catalog.services import fruit_create, fruit_set_card_image
 from catalog.validators import clean_names
-from fruitcatalog.testing.media import make_object_png
+from core.testing.media import make_object_png
 
 
 class FruitFactory(factory.Factory):

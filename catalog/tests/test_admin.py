@@ -10,11 +10,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
-from fruitcatalog.db.search import search_document
-from fruitcatalog.rest.curators import CURATORS_GROUP
-from fruitcatalog.testing.media import make_image_bytes, make_object_png
-from fruitcatalog.tests.admin_pages import form_errors, management_form, png_upload
-from fruitcatalog.tests.queries import selected_blob_columns
+from core.db.search import search_document
+from core.rest.curators import CURATORS_GROUP
+from core.testing.admin_pages import form_errors, management_form, png_upload
+from core.testing.media import make_image_bytes, make_object_png
+from core.testing.queries import selected_blob_columns
 
 FRUIT_CHANGELIST = reverse("admin:catalog_fruit_changelist")
 FRUIT_ADD = reverse("admin:catalog_fruit_add")

@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from catalog.models import FruitImage
-from fruitcatalog.testing.browser import log_in_to_admin as log_in
-from fruitcatalog.testing.media import make_object_png
+from core.testing.browser import log_in_to_admin as log_in
+from core.testing.media import make_object_png
 
 pytestmark = [
     pytest.mark.browser,

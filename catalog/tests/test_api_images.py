@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from catalog.models import FruitImage
-from fruitcatalog.testing.media import (
+from core.testing.media import (
     gif_of_frames,
     make_image_bytes,
     make_object_png,

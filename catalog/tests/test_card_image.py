@@ -10,8 +10,8 @@ from PIL import Image
 from catalog.models import Fruit, FruitImage
 from catalog.serializers import FruitSerializer
 from catalog.views import FruitViewSet
-from fruitcatalog.testing.media import make_image_bytes, make_object_png
-from fruitcatalog.tests.races import deleting_after
+from core.testing.media import make_image_bytes, make_object_png
+from core.testing.races import deleting_after
 
 pytestmark = pytest.mark.django_db
 

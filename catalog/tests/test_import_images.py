@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import FruitImage
-from fruitcatalog.testing.media import make_image_bytes, make_object_png
+from core.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from catalog.models import FruitImage
-from fruitcatalog.testing.media import make_image_bytes, make_object_png
+from core.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.django_db
 

@@ -1,1 +1,1 @@
-"""Database plumbing: ids, row locks, search folding and ORM expressions the apps share."""
+"""Old import paths of the database helpers that applied migrations name (see each module)."""

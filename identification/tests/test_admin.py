@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from catalog.tests.test_admin import fruit_change_url, fruit_form_data
-from fruitcatalog.tests.admin_pages import form_errors, management_form
+from core.testing.admin_pages import form_errors, management_form
 from identification.models import Characteristic, FruitCharacteristic
 from identification.tests.helpers import describe
 from publications.services import publication_link_fruit

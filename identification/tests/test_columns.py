@@ -13,7 +13,7 @@ from openpyxl import Workbook
 from catalog.exports import CSV_COLUMNS
 from catalog.models import Fruit
 from catalog.services import fruit_delete
-from fruitcatalog.tests.streams import body
+from core.testing.streams import body
 from identification.models import Characteristic, FruitCharacteristic, ValuesVersion
 from identification.services import (
     bump_versions,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fruitcatalog.testing.media import make_object_png
+from core.testing.media import make_object_png
 from publications.models import PublicationFruit, PublicationFruitImage
 from publications.services import publication_fruit_set_description, publication_link_fruit
 from publications.tests.factories import PublicationFactory

@@ -6,14 +6,14 @@ import pytest
 from django.contrib.messages import constants as message_levels
 from django.urls import reverse
 
-from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
-from fruitcatalog.tests.admin_pages import (
+from core.testing.admin_pages import (
     form_errors,
     management_form,
     pdf_upload,
     png_upload,
     uploaded_file,
 )
+from core.testing.media import make_object_png, make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 PUBLICATION_CHANGELIST = reverse("admin:publications_publication_changelist")

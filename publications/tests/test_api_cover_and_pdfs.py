@@ -9,7 +9,7 @@ from django.core.management import call_command
 from PIL import Image
 from pypdf import PdfWriter
 
-from fruitcatalog.testing.media import (
+from core.testing.media import (
     lossless_webp,
     make_image_bytes,
     make_object_png,
@@ -467,7 +467,7 @@ def run_backfill() -> str:
 
 
 def test_a_cover_upload_is_decoded_once(curator_client, publication, monkeypatch):
-    from fruitcatalog.blobs import imaging
+    from blobs import imaging
 
     calls = []
     real = imaging.inspect_and_thumbnail_sized

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from fruitcatalog.testing.media import make_image_bytes, make_object_png, make_pdf_bytes
+from core.testing.media import make_image_bytes, make_object_png, make_pdf_bytes
 from publications.models import PublicationFruitImage
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 
 from catalog.models import Fruit, FruitImage
-from fruitcatalog.testing.media import make_pdf_bytes
+from core.testing.media import make_pdf_bytes
 from publications.models import PublicationFruit, PublicationFruitImage
 
 pytestmark = pytest.mark.django_db

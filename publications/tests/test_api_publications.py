@@ -5,7 +5,7 @@ import hashlib
 import pytest
 from django.contrib.auth.models import Permission, User
 
-from fruitcatalog.testing.media import make_pdf_bytes
+from core.testing.media import make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 
 pytestmark = pytest.mark.django_db

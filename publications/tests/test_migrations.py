@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 
-from fruitcatalog.blobs import imaging
-from fruitcatalog.testing.media import make_image_bytes, make_object_png
+from blobs import imaging
+from core.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,9 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from fruitcatalog.blobs.backfill import backfill_thumbnails
-from fruitcatalog.rest.curators import CURATORS_GROUP
-from fruitcatalog.testing.media import make_object_png, make_pdf_bytes
+from blobs.backfill import backfill_thumbnails
+from core.rest.curators import CURATORS_GROUP
+from core.testing.media import make_object_png, make_pdf_bytes
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import publication_link_fruit
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from fruitcatalog.testing.media import make_object_png
+from core.testing.media import make_object_png
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from catalog.models import FruitImage
-from fruitcatalog.testing.media import make_object_png
+from core.testing.media import make_object_png
 from publications.services import publication_link_fruit
 
 pytestmark = pytest.mark.django_db

@@ -15,13 +15,13 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.models import Fruit, FruitImage
-from fruitcatalog.blobs import imaging
-from fruitcatalog.blobs.rights import ImageRole
-from fruitcatalog.blobs.uploads import (
+from blobs import imaging
+from blobs.rights import ImageRole
+from blobs.uploads import (
     apply_image_upload,
     store_image_unless_duplicate,
 )
+from catalog.models import Fruit, FruitImage
 
 FILE_NAME = re.compile(
     r"^(?P<number>\d{1,10})(?:[-_](?P<suffix>[^/]*))?\.(jpe?g|png|gif|webp)$", re.I

@@ -1,0 +1,45 @@
+"""The plumbing as an app: its templates and static files, and what it connects at start-up."""
+
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    """What every app shares: the site's base templates, the request deadline, CORS, tokens."""
+
+    name = "core"
+    verbose_name = "Core"
+
+    def ready(self):
+        from corsheaders.signals import check_request_enabled
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import pre_save
+
+        from core.http import cors
+        from core.rest import auth
+
+        check_request_enabled.connect(cors.allow_public_reads, dispatch_uid="public-reads")
+        connect_request_deadlines()
+        pre_save.connect(
+            auth.revoke_tokens_on_password_change,
+            sender=get_user_model(),
+            dispatch_uid="revoke-tokens",
+        )
+
+
+def connect_request_deadlines() -> None:
+    """Arm each request's database deadline before Django checks a reused connection.
+
+    Django connects `close_old_connections` (which runs that check, a query) to
+    `request_started` when `django.db` is imported; receivers run in the order they were
+    connected, so it is connected again after `arm`. At `request_finished` the deadline is
+    disarmed after Django has closed what it closes.
+    """
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    from core.db.deadlines import arm_for_request, disarm_after_request
+
+    request_started.disconnect(close_old_connections)
+    request_started.connect(arm_for_request, dispatch_uid="arm-database-deadline")
+    request_started.connect(close_old_connections)
+    request_finished.connect(disarm_after_request, dispatch_uid="disarm-database-deadline")

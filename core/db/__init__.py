@@ -1,0 +1,1 @@
+"""Database plumbing: ids, row locks, search folding and ORM expressions the apps share."""

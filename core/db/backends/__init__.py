@@ -1,0 +1,1 @@
+"""Database backends: Django's own, with the request deadline (`core.db.deadlines`)."""

@@ -1,0 +1,57 @@
+"""A database or cache that cannot be reached, outside DRF's views: a 503 in the page's language.
+
+DRF's exception handler answers the API's views (JSON). This covers everything else: the public
+site and the admin get an HTML 503 page in the site's style, other paths under /api/ the API's
+JSON 503; both carry `Retry-After`. Views' errors reach the middleware below (one log line, no
+traceback); errors of other middleware (a session saved while logging in) reach Django's 500
+handler, `server_error`, which answers them the same way.
+"""
+
+import sys
+
+from django.http import HttpResponse
+from django.views import defaults
+
+from core.rest.exceptions import (
+    RETRY_AFTER_SECONDS,
+    database_error_response,
+    is_unavailable,
+    log_unavailable,
+)
+from core.site.pages import render_page
+
+
+def unavailable_page(request, error: Exception) -> HttpResponse:
+    """The site's 503 page (rendered without touching the database), logged as the API's is."""
+    log_unavailable(error, request.path)
+    response = render_page(request, "503.html", {}, status=503)
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 when the database (or the shared cache) is unreachable outside the API views."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not is_unavailable(exception):
+            return None
+        if request.path_info.startswith("/api/"):
+            return database_error_response(exception, request.path)
+        return unavailable_page(request, exception)
+
+
+def server_error(request):
+    """Django's 500 handler: a 503 when the database or cache is what failed, else the 500."""
+    error = sys.exc_info()[1]
+    if error is not None and is_unavailable(error):
+        if request.path_info.startswith("/api/"):
+            return database_error_response(error, request.path)
+        return unavailable_page(request, error)
+    return defaults.server_error(request)

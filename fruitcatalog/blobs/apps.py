@@ -1,9 +1,0 @@
-from django.apps import AppConfig
-
-
-class BlobsConfig(AppConfig):
-    """Stored bytes: images with thumbnails, covers and PDFs, their checks and byte responses."""
-
-    name = "fruitcatalog.blobs"
-    label = "blobs"
-    verbose_name = "Stored bytes"

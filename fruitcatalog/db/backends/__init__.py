@@ -1,1 +1,0 @@
-"""Database backends: Django's own, with the request deadline (`fruitcatalog.db.deadlines`)."""

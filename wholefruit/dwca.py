@@ -1,0 +1,385 @@
+"""The catalog as a Darwin Core Archive (a checklist), streamed: what GBIF's tools read.
+
+It composes the domain apps (fruits, names and images of the catalog; citations of the
+publications; characteristics of identification), so it lives in the configuration layer, as
+the fruit detail does.
+
+`taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
+other name with its language), `multimedia.txt` (every fruit image, with its creator and
+licence), `references.txt` (every citation, with pages and plate) and `measurementorfact.txt`
+(every characteristic a fruit shows, with its states' labels); `meta.xml` maps their
+columns to Darwin Core and Dublin Core terms, `eml.xml` describes the dataset. Each file is
+written into the zip as its rows are read, a chunk of fruits at a time (`catalog.exports`), so
+memory stays flat whatever the catalog's size.
+"""
+
+import zipfile
+from collections.abc import Callable, Iterator
+from xml.sax.saxutils import escape
+
+from django.conf import settings
+from django.db.models import Max, Prefetch
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+
+from blobs.rights import alt_text_or_role, license_url
+from catalog.exports import fruit_page_url, in_chunks, iso, newest
+from catalog.exports import last_modified as catalog_last_modified
+from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
+from core.db.deadlines import keyset_chunks
+from core.rest.files import NOT_MODIFIED, StreamedFileView
+from identification.models import CharacteristicState, FruitCharacteristic
+from publications.models import CITED_FIELDS, Publication, PublicationFruit
+
+# What a multimedia row reads of an image (never its bytes).
+IMAGE_FIELDS = [
+    "fruit_id",
+    "sha256",
+    "content_type",
+    "alt_text",
+    "role",
+    "creator",
+    "source",
+    "license",
+]
+
+DWC = "http://rs.tdwg.org/dwc/terms/"
+DC = "http://purl.org/dc/terms/"
+GBIF = "http://rs.gbif.org/terms/1.0/"
+# The species a fruit type names, for `scientificName` ("Malus domestica 'Gravensteiner'");
+# the other types hold several species, and their fruits keep the cultivar name alone.
+SPECIES = {
+    FruitType.APPLE: "Malus domestica",
+    FruitType.PEAR: "Pyrus communis",
+    FruitType.QUINCE: "Cydonia oblonga",
+    FruitType.PLUM: "Prunus domestica",
+    FruitType.APRICOT: "Prunus armeniaca",
+    FruitType.PEACH: "Prunus persica",
+    FruitType.GRAPE: "Vitis vinifera",
+}
+# The archive's files: name, row type, and the columns after the id (term, header).
+FILES = [
+    (
+        "taxon.txt",
+        f"{DWC}Taxon",
+        [
+            (f"{DWC}taxonID", "taxonID"),
+            (f"{DWC}scientificName", "scientificName"),
+            (f"{DWC}taxonRank", "taxonRank"),
+            (f"{DWC}vernacularName", "vernacularName"),
+            (f"{DC}references", "references"),
+        ],
+    ),
+    (
+        "vernacularname.txt",
+        f"{GBIF}VernacularName",
+        [(f"{DWC}vernacularName", "vernacularName"), (f"{DC}language", "language")],
+    ),
+    (
+        "multimedia.txt",
+        f"{GBIF}Multimedia",
+        [
+            (f"{DC}identifier", "identifier"),
+            (f"{DC}format", "format"),
+            (f"{DC}title", "title"),
+            (f"{DC}creator", "creator"),
+            (f"{DC}license", "license"),
+            (f"{DC}source", "source"),
+        ],
+    ),
+    (
+        "references.txt",
+        f"{GBIF}Reference",
+        [(f"{DC}bibliographicCitation", "bibliographicCitation"), (f"{DC}source", "source")],
+    ),
+    (
+        "measurementorfact.txt",
+        f"{DWC}MeasurementOrFact",
+        [
+            (f"{DWC}measurementID", "measurementID"),
+            (f"{DWC}measurementType", "measurementType"),
+            (f"{DWC}measurementValue", "measurementValue"),
+            (f"{DWC}measurementUnit", "measurementUnit"),
+            (f"{DWC}measurementMethod", "measurementMethod"),
+            (f"{DWC}measurementRemarks", "measurementRemarks"),
+        ],
+    ),
+]
+# Several states of one characteristic (a fruit medium to large), in `measurementValue`.
+STATE_LABEL_JOIN = "; "
+
+
+def last_modified():
+    """The newest change of anything the archive holds (a deletion included); the catalog's
+    includes the characteristics and their values (`catalog.columns`)."""
+    return newest(
+        catalog_last_modified(),
+        PublicationFruit.objects.aggregate(at=Max("updated_at"))["at"],
+        Publication.objects.aggregate(at=Max("updated_at"))["at"],
+    )
+
+
+def scientific_name(fruit) -> str:
+    species = SPECIES.get(fruit.type)
+    return f"{species} '{fruit.name}'" if species else fruit.name
+
+
+def tsv(values) -> str:
+    """One line of a tab-separated file; tabs and line breaks inside a value become spaces."""
+    return (
+        "\t".join(
+            " ".join(str(value).replace("\t", " ").split()) if value is not None else ""
+            for value in values
+        )
+        + "\n"
+    )
+
+
+def meta_xml() -> str:
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<archive xmlns="http://rs.tdwg.org/dwc/text/" metadata="eml.xml">\n'
+    ]
+    for index, (name, row_type, columns) in enumerate(FILES):
+        element, key = ("core", "id") if index == 0 else ("extension", "coreid")
+        parts.append(
+            f'  <{element} encoding="UTF-8" fieldsTerminatedBy="\\t" linesTerminatedBy="\\n" '
+            f'fieldsEnclosedBy="" ignoreHeaderLines="1" rowType="{row_type}">\n'
+            f'    <files><location>{name}</location></files>\n    <{key} index="0"/>\n'
+        )
+        for position, (term, _) in enumerate(columns, start=1):
+            parts.append(f'    <field index="{position}" term="{term}"/>\n')
+        parts.append(f"  </{element}>\n")
+    parts.append("</archive>\n")
+    return "".join(parts)
+
+
+def eml_xml(*, title: str, url: str, published: str, license: str) -> str:
+    """The dataset's description: title, publication date, licence, the service's address."""
+    deed = license_url(license) or ""
+    rights = f"This work is licensed under {license}{f' ({deed})' if deed else ''}."
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" '
+        f'packageId="{escape(url)}" system="http://gbif.org" scope="system" xml:lang="en">',
+        "  <dataset>",
+        f"    <title>{escape(title)}</title>",
+        f"    <creator><organizationName>{escape(title)}</organizationName></creator>",
+        f"    <pubDate>{escape(published)}</pubDate>",
+        "    <language>en</language>",
+        "    <abstract><para>Fruit varieties (cultivars) with their names, images and the "
+        "publications that describe them.</para></abstract>",
+        f"    <intellectualRights><para>{escape(rights)} Each image states its own licence."
+        "</para></intellectualRights>",
+        '    <distribution scope="document"><online>'
+        f'<url function="information">{escape(url)}</url></online></distribution>',
+        "  </dataset>",
+        "</eml:eml>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class _Pipe:
+    """A write-only stream whose bytes are taken out as the zip writes them (no seeking)."""
+
+    def __init__(self):
+        self.pieces: list[bytes] = []
+
+    def write(self, data) -> int:
+        self.pieces.append(bytes(data))
+        return len(data)
+
+    def flush(self):
+        pass
+
+    def take(self) -> bytes:
+        data, self.pieces = b"".join(self.pieces), []
+        return data
+
+
+def archive(
+    *, page_url: Callable[[int], str], absolute: Callable[[str], str], title: str, license: str
+):
+    """The archive's bytes, in pieces: each file is written as its rows are read, a chunk at a
+    time (keyset by id, or catalog order for the core), never the whole of any table."""
+    pipe = _Pipe()
+    with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("meta.xml", meta_xml())
+        published = iso(last_modified() or timezone.now())[:10]
+        description = eml_xml(title=title, url=absolute("/"), published=published, license=license)
+        zf.writestr("eml.xml", description)
+        yield pipe.take()
+        rows = {
+            "taxon.txt": _taxon_rows,
+            "vernacularname.txt": _name_rows,
+            "multimedia.txt": _image_rows,
+            "references.txt": _reference_rows,
+            "measurementorfact.txt": _measurement_rows,
+        }
+        for name, _, columns in FILES:
+            with zf.open(name, "w", force_zip64=True) as entry:
+                entry.write(tsv(["id", *(header for _, header in columns)]).encode())
+                for lines in rows[name](page_url=page_url, absolute=absolute):
+                    entry.write("".join(lines).encode())
+                    yield pipe.take()
+    yield pipe.take()
+
+
+def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    for chunk in in_chunks(Fruit.objects.only("catalog_number", "name", "type")):
+        lines = []
+        for fruit in chunk:
+            url = page_url(fruit.pk)
+            lines.append(tsv([url, url, scientific_name(fruit), "cultivar", fruit.name, url]))
+        yield lines
+
+
+def _name_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    names = FruitSynonym.objects.only("fruit_id", "name", "language")
+    for chunk in keyset_chunks(names):
+        yield [tsv([page_url(name.fruit_id), name.name, name.language]) for name in chunk]
+
+
+def _image_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    images = (
+        FruitImage.objects.without_blobs()
+        .select_related("fruit")
+        .only(*IMAGE_FIELDS, "fruit__name")
+    )
+    for chunk in keyset_chunks(images):
+        yield [
+            tsv(
+                [
+                    page_url(image.fruit_id),
+                    absolute(image.get_data_url()),
+                    image.content_type,
+                    alt_text_or_role(image.alt_text, image.role, image.fruit.name),
+                    image.creator,
+                    image.license_url or image.license,
+                    image.source,
+                ]
+            )
+            for image in chunk
+        ]
+
+
+def _reference_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    # The citations' query shape; the chunks order by id.
+    for chunk in keyset_chunks(PublicationFruit.objects.as_citations()):
+        yield [
+            tsv(
+                [
+                    page_url(link.fruit_id),
+                    citation_text(link),
+                    absolute(link.publication.get_absolute_url()),
+                ]
+            )
+            for link in chunk
+        ]
+
+
+def _measurement_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    """A row per fruit and characteristic it shows: the characteristic's name, the labels of
+    the fruit's states, its reference as the method; the note and the source as remarks."""
+    states = CharacteristicState.objects.only("id", "value", "label", "characteristic_id").order_by(
+        "value"
+    )
+    values = (
+        FruitCharacteristic.objects.select_related("characteristic", "source_publication")
+        .only(
+            "fruit_id",
+            "pages",
+            "note",
+            "characteristic__code",
+            "characteristic__name",
+            "characteristic__reference",
+            *(f"source_publication__{f}" for f in CITED_FIELDS),
+        )
+        .prefetch_related(Prefetch("states", queryset=states))
+    )
+    for chunk in keyset_chunks(values):
+        lines = []
+        for value in chunk:
+            url = page_url(value.fruit_id)
+            characteristic = value.characteristic
+            labels = [state.label for state in value.states.all()]
+            lines.append(
+                tsv(
+                    [
+                        url,
+                        f"{url}#{characteristic.code}",
+                        characteristic.name,
+                        STATE_LABEL_JOIN.join(labels),
+                        "",
+                        characteristic.reference,
+                        measurement_remarks(value),
+                    ]
+                )
+            )
+        yield lines
+
+
+def measurement_remarks(value) -> str:
+    """The note, then the source: "Ripe in late September. Source: Müller (1905): Deutschlands
+    Obstsorten, p. 112." """
+    parts = [value.note] if value.note else []
+    publication = value.source_publication
+    if publication is not None:
+        where = f", p. {value.pages}" if value.pages else ""
+        parts.append(f"Source: {cited(publication)}{where}.")
+    return " ".join(parts)
+
+
+def citation_text(link) -> str:
+    """ "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten, p. 112, plate IV." """
+    where = f", {link.place}" if link.place else ""
+    named = f", as {link.name_in_source}" if link.name_in_source else ""
+    first = "; first description" if link.is_first_description else ""
+    return f"{cited(link.publication)}{where}{named}{first}."
+
+
+def cited(publication) -> str:
+    """Who, when and what: "Müller, Bißmann, Lucas (1905): Deutschlands Obstsorten"."""
+    who = publication.authors or "Anonymous"
+    when = f" ({publication.year})" if publication.year else ""
+    return f"{who}{when}: {publication.title}"
+
+
+@extend_schema(
+    summary="Export the catalog as a Darwin Core Archive",
+    description=(
+        "A checklist GBIF's tools read: `meta.xml`, `eml.xml` (title, licence, the service's "
+        "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
+        "`scientificName` with the cultivar in single quotes where its type names a species, "
+        "`taxonRank` `cultivar`), with the extensions `vernacularname.txt` (every other name "
+        "with its language), `multimedia.txt` (every fruit image with its creator and licence), "
+        "`references.txt` (every citation with pages and plate) and `measurementorfact.txt` "
+        "(every characteristic a fruit shows: `measurementType` its name, `measurementValue` "
+        "the labels of the fruit's states joined by `; `, `measurementMethod` its reference, "
+        "`measurementRemarks` the note and the source). Streamed. `ETag` and "
+        "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
+        "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
+    ),
+    responses={
+        (200, "application/zip"): OpenApiTypes.BINARY,
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        304: NOT_MODIFIED,
+    },
+)
+class DarwinCoreExportView(StreamedFileView):
+    """The catalog as a Darwin Core Archive (this module)."""
+
+    media_type = "application/zip"
+    filename = "dwca.zip"
+
+    def last_modified(self, request):
+        return last_modified()
+
+    def stream(self, request):
+        return archive(
+            page_url=fruit_page_url(request),
+            absolute=request.build_absolute_uri,
+            title=settings.FRUITCATALOG_DATASET_TITLE,
+            license=settings.FRUITCATALOG_DATA_LICENSE,
+        )

@@ -214,6 +214,7 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
     from django.test import Client
+
     call_command("migrate", verbosity=0)
     load(args.fruits)
     # As autovacuum leaves a settled table: statistics fresh and the visibility map set, so

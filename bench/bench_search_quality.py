@@ -43,6 +43,7 @@ def measure_on(url: str) -> dict:
     from django.test import Client
 
     from catalog.tests.search_quality import load_varieties, measure
+
     call_command("migrate", verbosity=0)
     load_varieties()
     quality = measure(Client())

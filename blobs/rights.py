@@ -43,7 +43,6 @@ class License(models.TextChoices):
     ALL_RIGHTS_RESERVED = "all-rights-reserved", "All rights reserved"
 
 
-
 # The deeds of the Creative Commons licences and CC0; the other terms have none.
 LICENSE_URLS = {
     License.CC0: "https://creativecommons.org/publicdomain/zero/1.0/",
@@ -62,9 +61,7 @@ def license_url(license: str) -> str | None:
 def rights_constraints(prefix: str) -> list[models.CheckConstraint]:
     """The database's guard on an image model's role and licence (`prefix`: its table's name)."""
     return [
-        models.CheckConstraint(
-            condition=Q(role__in=ImageRole.values), name=f"{prefix}_role_valid"
-        ),
+        models.CheckConstraint(condition=Q(role__in=ImageRole.values), name=f"{prefix}_role_valid"),
         models.CheckConstraint(
             condition=Q(license="") | Q(license__in=License.values),
             name=f"{prefix}_license_valid",

@@ -67,6 +67,7 @@ def binary_response(media_types: tuple[str, ...]) -> dict:
         304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
     }
 
+
 CACHING = (
     "Byte URLs in response bodies carry the version of the bytes they serve (`?v=`). With the "
     f"current version the answer is `Cache-Control: {IMMUTABLE}`: new bytes get a new URL. "

@@ -46,7 +46,7 @@ def absolute_url(serializer, path: str) -> str:
 
 
 LICENSE_HELP = (
-    "`\"\"` (unknown) or one of: "
+    '`""` (unknown) or one of: '
     + ", ".join(f"`{code}`" for code in License.values)
     + ". The Creative Commons licences and CC0 have a deed (`license_url`)."
 )

@@ -40,9 +40,7 @@ fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
 # Byte paths: GET and HEAD by their read, other methods (and the schema) by the DRF view.
 fruit_image = byte_view(
     FruitImageViewSet.image_read,
-    FruitImageViewSet.as_view(
-        {"get": "retrieve", "patch": "partial_update", "delete": "destroy"}
-    ),
+    FruitImageViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
 )
 fruit_image_thumbnail = byte_view(
     FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})

@@ -29,9 +29,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     re_path(r"^health/?$", RootHealthView.as_view(), name="health"),
     re_path(r"^api/v1/schema/?$", SchemaView.as_view(), name="schema"),
-    re_path(
-        r"^api/v1/docs/?$", SwaggerView.as_view(url_name="schema"), name="swagger-ui"
-    ),
+    re_path(r"^api/v1/docs/?$", SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     re_path(
         r"^api/v1/redoc/?$",
         RedocView.as_view(url_name="schema", template_name="core/redoc.html"),

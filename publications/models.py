@@ -68,9 +68,7 @@ class Publication(StoredBytesModel):
     cover_height = models.PositiveIntegerField(default=0, editable=False)
     # The cover's JPEG thumbnail, cropped to its content like every image's: what pages show.
     cover_thumbnail_data = models.BinaryField(null=True, blank=True, editable=False)
-    cover_thumbnail_sha256 = models.CharField(
-        max_length=64, blank=True, default="", editable=False
-    )
+    cover_thumbnail_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
     cover_thumbnail_width = models.PositiveIntegerField(default=0, editable=False)
     cover_thumbnail_height = models.PositiveIntegerField(default=0, editable=False)
     # Folded title and authors in one column: search is one `LIKE` that ignores case and accents

@@ -57,7 +57,7 @@ class CitationSerializer(TextModelSerializer):
             },
             "plate": {
                 "help_text": (
-                    f'The plate (Tafel) number or label, up to {CITATION_PLACE_MAX} characters; '
+                    f"The plate (Tafel) number or label, up to {CITATION_PLACE_MAX} characters; "
                     '"" when empty.'
                 )
             },

@@ -146,9 +146,7 @@ def publication_delete(*, publication: Publication) -> None:
     Locked first, as its writes do; raises `Publication.DoesNotExist` when already gone.
     """
     lock_row(Publication, publication.pk, for_delete=True)
-    named = list(
-        publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True)
-    )
+    named = list(publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True))
     publication.delete()
     refresh_fruit_search(*named)
 

@@ -104,9 +104,7 @@ class PublicationViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelVie
         publication_delete(publication=instance)
 
 
-class StoredFileViewSet(
-    UploadsMixin, PublicationChildMixin, viewsets.GenericViewSet
-):
+class StoredFileViewSet(UploadsMixin, PublicationChildMixin, viewsets.GenericViewSet):
     """A file stored on the path's row: GET its bytes, PUT replaces them, DELETE removes them.
 
     A subclass names the read of its bytes (`byte_read`), the upload's field and check (the

@@ -193,4 +193,3 @@ def test_the_command_runs_to_the_end_whatever_the_endpoint_budget(fruit_factory,
     store_without_thumbnails(fruit_factory(), 3)
     out, _ = run_command()
     assert "3 thumbnails generated" in out
-

@@ -292,9 +292,12 @@ def test_the_backfill_endpoint_needs_the_admin_actions_permissions():
     assert bare_staff.post(path).status_code == 403
     images_only = ["change_fruitimage", "change_publicationfruitimage"]
     # Covers are backfilled too, so the endpoint also needs `change_publication`.
-    assert token_client(user_with(*images_only, username="images", is_staff=True)).post(
-        path
-    ).status_code == 403
+    assert (
+        token_client(user_with(*images_only, username="images", is_staff=True))
+        .post(path)
+        .status_code
+        == 403
+    )
     allowed = token_client(
         user_with(*images_only, "change_publication", username="ops", is_staff=True)
     )

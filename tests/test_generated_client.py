@@ -114,9 +114,7 @@ def test_a_generated_client_drives_the_api(generated, live_server, live_curator)
     found = api("fruits.fruits_list").sync(client=client, search="schoner", page_size=10)
     assert [item.id for item in found.results] == [fruit.id]
 
-    image = api("fruits.fruits_images_retrieve").sync(
-        id=fruit.id, image_id=first.id, client=client
-    )
+    image = api("fruits.fruits_images_retrieve").sync(id=fruit.id, image_id=first.id, client=client)
     assert image.payload.read() == photo
     thumbnail = api("fruits.fruits_images_thumbnail_retrieve").sync(
         id=fruit.id, image_id=second.id, client=client

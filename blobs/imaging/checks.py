@@ -158,7 +158,6 @@ def inspect_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image
         return open_checked(data, max_pixels).info
 
 
-
 def displayed_size(data: bytes) -> tuple[int, int]:
     """Width and height of stored image bytes as displayed (after EXIF orientation).
 
@@ -176,7 +175,6 @@ def displayed_size(data: bytes) -> tuple[int, int]:
         except (UnidentifiedImageError, Image.DecompressionBombError, *_DECODER_ERRORS) as exc:
             raise ImageError("The file is truncated or corrupt.") from exc
     return (height, width) if orientation in _SWAPS_SIDES else (width, height)
-
 
 
 # --- opening and validation -------------------------------------------------------------------

@@ -95,7 +95,6 @@ def inspect_and_thumbnail_sized(
     return info, Thumbnail(out.getvalue(), *image.size)
 
 
-
 def content_box(image: Image.Image) -> tuple[int, int, int, int]:
     """Bounding box (left, upper, right, lower) of non-background pixels; whole image when blank.
 
@@ -134,7 +133,6 @@ def fit_within(size: tuple[int, int], max_side: int) -> tuple[int, int]:
         return width, height
     scale = max_side / longest
     return max(1, round(width * scale)), max(1, round(height * scale))
-
 
 
 # --- thumbnail --------------------------------------------------------------------------------

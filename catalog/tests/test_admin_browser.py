@@ -74,4 +74,3 @@ def test_a_bad_upload_shows_a_form_error_in_the_browser(
 
     assert page.locator("#images-group .errorlist").count() == 1
     assert not FruitImage.objects.exists()
-

@@ -21,9 +21,7 @@ class ListSubquery(Subquery):
         self.column = column
         # A JSON column (say `JSONArray(...)`): SQLite hands its rows over as JSON text.
         annotation = queryset.query.annotation_select.get(column)
-        self.rows_are_json = isinstance(
-            getattr(annotation, "output_field", None), models.JSONField
-        )
+        self.rows_are_json = isinstance(getattr(annotation, "output_field", None), models.JSONField)
         super().__init__(queryset, **extra)
 
     def as_sql(self, compiler, connection, template=None, **extra):

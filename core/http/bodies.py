@@ -71,9 +71,10 @@ class RequestGuardMiddleware:
             except ValueError:
                 return error_response(ParseError("Invalid Content-Length header."))
             return error_response(UploadTooLarge(limit)) if length > limit else None
-        if meta.get("wsgi.input_terminated") and "chunked" in meta.get(
-            "HTTP_TRANSFER_ENCODING", ""
-        ).lower():
+        if (
+            meta.get("wsgi.input_terminated")
+            and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
+        ):
             try:
                 body = meta["wsgi.input"].read(limit + 1)
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF

@@ -74,9 +74,7 @@ def cooloff_seconds() -> int:
 def lockout_response(request, original_response=None, credentials=None):
     """django-axes' answer to a locked-out client: 429 with `Retry-After`, JSON under /api/."""
     seconds = cooloff_seconds()
-    message = (
-        f"Too many failed login attempts from this address; try again in {seconds} seconds."
-    )
+    message = f"Too many failed login attempts from this address; try again in {seconds} seconds."
     if request.path_info.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=429)
     else:

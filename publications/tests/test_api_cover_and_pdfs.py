@@ -108,9 +108,10 @@ def test_a_cover_gets_a_jpeg_thumbnail_cropped_to_its_content(
     # Removing the cover removes its thumbnail.
     assert curator_client.delete(cover_path(publication)).status_code == 204
     assert anon_client.get(thumbnail_path).status_code == 404
-    assert anon_client.get(f"/api/v1/publications/{publication.pk}").json()[
-        "cover_thumbnail_url"
-    ] is None
+    assert (
+        anon_client.get(f"/api/v1/publications/{publication.pk}").json()["cover_thumbnail_url"]
+        is None
+    )
 
 
 def test_a_cover_stored_without_a_thumbnail_serves_the_cover_on_its_thumbnail_path(

@@ -20,9 +20,7 @@ def structured_data(text: str) -> dict:
     return json.loads(block)
 
 
-def test_a_fruit_page_carries_a_taxon_with_names_number_and_licensed_images(
-    client, fruit_factory
-):
+def test_a_fruit_page_carries_a_taxon_with_names_number_and_licensed_images(client, fruit_factory):
     fruit = fruit_factory(name="Gravensteiner", catalog_number=42, synonyms=["Grafensteiner"])
     image = FruitImage.objects.create(
         fruit=fruit,
@@ -111,7 +109,7 @@ def test_a_name_that_closes_the_script_element_cannot_break_the_page(client, fru
     assert data["name"] == f"Boskoop {hostile}"
     assert data["alternateName"] == [hostile]
     assert text.count("<script") == text.count('<script type="application/ld+json">') + (
-        text.count('<script src=')
+        text.count("<script src=")
     )
     assert "<h1>" + html.escape(f"Boskoop {hostile}") + "</h1>" in text
 

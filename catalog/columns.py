@@ -1,18 +1,18 @@
 """Columns other apps add to the fruits' spreadsheets, read and written without the catalog
 importing those apps (identification: a fruit's characteristics as `char:<code>`).
 
-A provider is registered in `EXTRA_COLUMNS` from its app's `AppConfig.ready()`, as
-`SEARCHED_NAME_PROVIDERS` are. The CSV export (`catalog.exports`) writes its columns after the
-catalog's own and dates the file by its `last_modified()` too; the import (`catalog.imports`)
-hands it the header's columns it owns, and each row's cells of them.
+An app offers its provider by connecting, in its `AppConfig.ready()`, a receiver of
+`catalog.signals.spreadsheet_columns` that returns it. The CSV export (`catalog.exports`) writes
+its columns after the catalog's own and dates the file by its `last_modified()` too; the import
+(`catalog.imports`) hands it the header's columns it owns, and each row's cells of them.
 """
 
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Protocol
 
-# The registered providers (`ColumnProvider`), in registration order.
-EXTRA_COLUMNS: list = []
+from catalog.models import Fruit
+from catalog.signals import spreadsheet_columns
 
 
 class ColumnError(Exception):
@@ -65,15 +65,20 @@ class ColumnProvider(Protocol):
         `ColumnError` for a column it cannot take."""
 
 
+def providers() -> list["ColumnProvider"]:
+    """The column providers the apps above offer, in the order their receivers were connected."""
+    return [provider for _receiver, provider in spreadsheet_columns.send(sender=Fruit)]
+
+
 def extra_columns() -> list[str]:
-    """The columns every provider adds to the export, in registration order."""
-    return [column for provider in EXTRA_COLUMNS for column in provider.columns()]
+    """The columns every provider adds to the export, in the providers' order."""
+    return [column for provider in providers() for column in provider.columns()]
 
 
 def extra_values(fruit_ids: list[int]) -> dict[int, dict[str, str]]:
     """The providers' cells of these fruits, by fruit id and column (a query a provider)."""
     found: dict[int, dict[str, str]] = {}
-    for provider in EXTRA_COLUMNS:
+    for provider in providers():
         for fruit_id, cells in provider.export_values(fruit_ids).items():
             found.setdefault(fruit_id, {}).update(cells)
     return found
@@ -81,12 +86,12 @@ def extra_values(fruit_ids: list[int]) -> dict[int, dict[str, str]]:
 
 def extra_last_modified() -> list[datetime | None]:
     """Each provider's newest change."""
-    return [provider.last_modified() for provider in EXTRA_COLUMNS]
+    return [provider.last_modified() for provider in providers()]
 
 
 def owner(column: str):
     """The provider that owns a header's column, or None."""
-    return next((provider for provider in EXTRA_COLUMNS if provider.owns(column)), None)
+    return next((provider for provider in providers() if provider.owns(column)), None)
 
 
 def readings(header: Iterable[str]) -> list[ColumnImport]:

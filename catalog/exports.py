@@ -4,8 +4,8 @@ Rows come in catalog order, a chunk at a time by keyset (each chunk one short in
 so memory stays flat and the first bytes leave at once whatever the catalog's size. Every file
 is dated by `last_modified()`: the newest change of what it holds, deletions included.
 
-Other apps' columns (`catalog.columns.EXTRA_COLUMNS`: identification's `char:<code>`) follow the
-catalog's own, a query a chunk, and their providers' changes date the files too.
+Other apps' columns (`catalog.signals.spreadsheet_columns`: identification's `char:<code>`)
+follow the catalog's own, a query a chunk, and their providers' changes date the files too.
 """
 
 import csv

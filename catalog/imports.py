@@ -6,7 +6,7 @@ an error, with the spreadsheet's row and column), and a clean plan is applied in
 transaction through the catalog's services (`apply_import`), so numbers, names and search are
 stored as any other write stores them. A file with any error changes nothing.
 
-Other apps' columns (`catalog.columns.EXTRA_COLUMNS`: identification's `char:<code>`) are
+Other apps' columns (`catalog.signals.spreadsheet_columns`: identification's `char:<code>`) are
 checked in the header, read in each row and compared by their providers, and stored after
 the row's fruit, in the same transaction.
 """

@@ -18,6 +18,7 @@ from blobs.models import (
 from blobs.responses import versioned
 from blobs.rights import alt_text_or_role, rights_constraints
 from catalog.languages import ISO_639_1
+from catalog.signals import searched_names
 from core.db.expressions import ListSubquery
 from core.db.search import (
     SearchQuerySetMixin,
@@ -26,17 +27,13 @@ from core.db.search import (
     spellings_of,
 )
 
-# Other apps' names a fruit is found by (publications: the names its sources use), as
-# `provider(fruit_ids) -> {fruit_id: [name, ...]}`, registered from their `AppConfig.ready()`:
-# search reads them without the catalog importing those apps.
-SEARCHED_NAME_PROVIDERS: list = []
-
 
 def searched_names_elsewhere(fruit_ids: list[int]) -> dict[int, list[str]]:
-    """The names of these fruits that other apps hold, by fruit id, each list in a stable order."""
+    """The names of these fruits that other apps hold (`signals.searched_names`), by fruit id,
+    each list in a stable order."""
     found: dict[int, list[str]] = {}
-    for provider in SEARCHED_NAME_PROVIDERS:
-        for fruit_id, names in provider(fruit_ids).items():
+    for _receiver, names_by_fruit in searched_names.send(sender=Fruit, fruit_ids=fruit_ids):
+        for fruit_id, names in names_by_fruit.items():
             found.setdefault(fruit_id, []).extend(names)
     return found
 
@@ -335,7 +332,7 @@ class Fruit(models.Model):
 
     def refresh_search_text(self, names: list[str] | None = None, *, new: bool = False):
         """Recompute what search reads from name, other names, the names other apps hold for
-        the fruit (`SEARCHED_NAME_PROVIDERS`) and catalog number, and store it: the search
+        the fruit (`signals.searched_names`) and catalog number, and store it: the search
         column and the fruit's spellings. A `new` fruit has no names elsewhere yet (no query
         asks, which a bulk import would otherwise make for every row)."""
         if names is None:

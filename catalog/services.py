@@ -14,6 +14,7 @@ from catalog.models import (
     FruitRelation,
     FruitSynonym,
 )
+from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
 from core.db.locks import lock_row
 from core.db.search import name_key
@@ -125,13 +126,6 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
 
 
-# Other apps' follow-ups to a fruit's write, as `hook(fruit, previous_type=..., renumbered=...,
-# deleted=...)`, called in the write's transaction (identification: a retyped fruit loses the
-# values that no longer apply; a renumbered one moves in the catalog order its ties keep),
-# registered from their `AppConfig.ready()`.
-FRUIT_WRITE_HOOKS: list = []
-
-
 def fruit_save(
     *,
     fruit: Fruit,
@@ -168,13 +162,13 @@ def fruit_save(
                 fruit.refresh_search_text(
                     None if names is None else [record["name"] for record in names], new=adding
                 )
-                for hook in FRUIT_WRITE_HOOKS:
-                    hook(
-                        fruit,
-                        previous_type=previous_type,
-                        renumbered=not adding and previous_number != fruit.catalog_number,
-                        deleted=False,
-                    )
+                fruit_written.send(
+                    sender=Fruit,
+                    fruit=fruit,
+                    previous_type=previous_type,
+                    renumbered=not adding and previous_number != fruit.catalog_number,
+                    deleted=False,
+                )
                 return fruit
         except IntegrityError:
             if adding:
@@ -265,6 +259,7 @@ def fruit_delete(*, fruit: Fruit) -> None:
     # What other fruits say of it stays, by the name it has now (read under the lock).
     name, fruit.type = lock_row(Fruit, fruit.pk, for_delete=True, read=("name", "type"))
     FruitRelation.objects.filter(other=fruit).update(name=name, other=None)
-    for hook in FRUIT_WRITE_HOOKS:
-        hook(fruit, previous_type=fruit.type, renumbered=False, deleted=True)
+    fruit_written.send(
+        sender=Fruit, fruit=fruit, previous_type=fruit.type, renumbered=False, deleted=True
+    )
     fruit.delete()

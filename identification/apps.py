@@ -8,18 +8,23 @@ class IdentificationConfig(AppConfig):
     verbose_name = "Identification"
 
     def ready(self):
-        from catalog.columns import EXTRA_COLUMNS
-        from catalog.services import FRUIT_WRITE_HOOKS
-        from identification.columns import CHARACTERISTIC_COLUMNS
-        from identification.services import after_fruit_write, forget_unlinked_source
-        from publications.services import LINK_REMOVAL_HOOKS
+        from catalog.models import Fruit
+        from catalog.signals import fruit_written, spreadsheet_columns
+        from identification import columns, services
+        from publications.models import Publication
+        from publications.signals import fruits_unlinked
 
         # A fruit that changes type or is deleted changes what identification reads.
-        if after_fruit_write not in FRUIT_WRITE_HOOKS:
-            FRUIT_WRITE_HOOKS.append(after_fruit_write)
+        fruit_written.connect(
+            services.after_fruit_write, sender=Fruit, dispatch_uid="identification-fruit-write"
+        )
         # The fruits' spreadsheets carry their characteristics as `char:<code>` columns.
-        if CHARACTERISTIC_COLUMNS not in EXTRA_COLUMNS:
-            EXTRA_COLUMNS.append(CHARACTERISTIC_COLUMNS)
+        spreadsheet_columns.connect(
+            columns.characteristic_columns, sender=Fruit, dispatch_uid="characteristic-columns"
+        )
         # A value cites a publication that describes the fruit: unlinking clears the citation.
-        if forget_unlinked_source not in LINK_REMOVAL_HOOKS:
-            LINK_REMOVAL_HOOKS.append(forget_unlinked_source)
+        fruits_unlinked.connect(
+            services.forget_unlinked_source,
+            sender=Publication,
+            dispatch_uid="identification-forget-unlinked-source",
+        )

@@ -1,10 +1,11 @@
 """A fruit's characteristics in the fruits' spreadsheets: a column `char:<code>` per
 characteristic, its cell the state values joined by `|` (`5|7`), empty for none.
 
-Registered with the catalog's `EXTRA_COLUMNS` (`catalog.columns`) by `IdentificationConfig`:
-the CSV export writes a column for every characteristic, in question order (a file mixes fruit
-types); an import changes the characteristics whose columns it has, and only those. The checks
-are `clean_fruit_characteristics`' (a known code, one that applies to the row's type, values that
+Offered to the catalog by `characteristic_columns`, a receiver of
+`catalog.signals.spreadsheet_columns` that `IdentificationConfig` connects: the CSV export
+writes a column for every characteristic, in question order (a file mixes fruit types); an
+import changes the characteristics whose columns it has, and only those. The checks are
+`clean_fruit_characteristics`' (a known code, one that applies to the row's type, values that
 are its states), made on what the header names, read once per import.
 """
 
@@ -242,3 +243,8 @@ class CharacteristicReading:
 
 
 CHARACTERISTIC_COLUMNS = CharacteristicColumns()
+
+
+def characteristic_columns(sender, **kwargs) -> CharacteristicColumns:
+    """The `char:<code>` columns' provider, for the catalog's spreadsheets."""
+    return CHARACTERISTIC_COLUMNS

@@ -183,9 +183,9 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
 
 
 def after_fruit_write(
-    fruit: Fruit, *, previous_type: str | None, renumbered: bool, deleted: bool
+    sender, *, fruit: Fruit, previous_type: str | None, renumbered: bool, deleted: bool, **kwargs
 ) -> None:
-    """Registered with the catalog's fruit writes (`catalog.services.FRUIT_WRITE_HOOKS`): a
+    """A receiver of the catalog's `fruit_written`, in the write's transaction: a
     fruit that changes type loses the values of characteristics that do not apply to its new
     type; a deleted, retyped or renumbered fruit (ties keep catalog order) leaves its types'
     kept values stale. A fruit without values is not among the kept ones: it changes nothing."""
@@ -203,9 +203,9 @@ def after_fruit_write(
     bump_versions([fruit.type])
 
 
-def forget_unlinked_source(publication_id: int, fruit_ids: list[int]) -> None:
+def forget_unlinked_source(sender, *, publication_id: int, fruit_ids: list[int], **kwargs) -> None:
     """The publication no longer describes these fruits: their values stop citing it (the
-    values stay). Registered with `publications.services.LINK_REMOVAL_HOOKS`; deleting the
+    values stay). A receiver of publications' `fruits_unlinked`; deleting the
     publication itself clears the citations by the foreign key (`SET_NULL`)."""
     FruitCharacteristic.objects.filter(
         fruit_id__in=fruit_ids, source_publication_id=publication_id

@@ -8,9 +8,9 @@ class PublicationsConfig(AppConfig):
     verbose_name = "Publications"
 
     def ready(self):
-        from catalog.models import SEARCHED_NAME_PROVIDERS
+        from catalog.models import Fruit
+        from catalog.signals import searched_names
         from publications.models import names_in_sources
 
         # A fruit is found by the names its sources describe it under (`name_in_source`).
-        if names_in_sources not in SEARCHED_NAME_PROVIDERS:
-            SEARCHED_NAME_PROVIDERS.append(names_in_sources)
+        searched_names.connect(names_in_sources, sender=Fruit, dispatch_uid="names-in-sources")

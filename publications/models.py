@@ -202,10 +202,10 @@ CITATION_FIELDS = ["pages", "plate", "name_in_source", "is_first_description"]
 CITED_FIELDS = ["id", "title", "authors", "year"]  # of the publication, in a citation
 
 
-def names_in_sources(fruit_ids: list[int]) -> dict[int, list[str]]:
+def names_in_sources(sender, *, fruit_ids: list[int], **kwargs) -> dict[int, list[str]]:
     """The names the publications describe these fruits under, by fruit id (one query).
 
-    Registered as one of the catalog's `SEARCHED_NAME_PROVIDERS`: a fruit is found by them.
+    A receiver of the catalog's `searched_names`: a fruit is found by them.
     """
     rows = (
         PublicationFruit.objects.filter(fruit_id__in=fruit_ids)

@@ -5,6 +5,7 @@ from django.db import transaction
 from catalog.models import Fruit
 from core.db.locks import lock_row
 from publications.models import CITATION_FIELDS, Publication, PublicationFruit
+from publications.signals import fruits_unlinked
 
 
 @transaction.atomic
@@ -67,17 +68,11 @@ def refresh_fruit_search(*fruit_ids: int) -> None:
             fruit.refresh_search_text()
 
 
-# Other apps' follow-ups to unlinking fruits from a publication, as
-# `hook(publication_id, fruit_ids)`, called in the unlink's transaction (identification: the
-# fruits' values stop citing the publication), registered from their `AppConfig.ready()`.
-LINK_REMOVAL_HOOKS: list = []
-
-
 def links_removed(publication_id: int, fruit_ids: list[int]) -> None:
-    """Tell the registered apps that these fruits are no longer linked to the publication."""
+    """Tell the apps above (`signals.fruits_unlinked`) that these fruits are no longer linked
+    to the publication."""
     if fruit_ids:
-        for hook in LINK_REMOVAL_HOOKS:
-            hook(publication_id, fruit_ids)
+        fruits_unlinked.send(sender=Publication, publication_id=publication_id, fruit_ids=fruit_ids)
 
 
 @transaction.atomic

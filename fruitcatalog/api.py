@@ -10,7 +10,7 @@ from core.rest.auth import TokenView
 from core.rest.health import HealthView
 from identification.views import CharacteristicViewSet, IdentifyView
 from publications import views as publication_views
-from wholefruit.api import CitedFruitViewSet
+from wholefruit.api import WholeFruitViewSet
 from wholefruit.dwca import DarwinCoreExportView
 
 
@@ -23,8 +23,8 @@ class OptionalSlashRouter(SimpleRouter):
 
 
 router = OptionalSlashRouter()
-# The catalog's fruits, composed with what publications add to a fruit's detail (citations).
-router.register("fruits", CitedFruitViewSet, basename="fruit")
+# The catalog's fruits, each detail shown whole: citations and characteristics too.
+router.register("fruits", WholeFruitViewSet, basename="fruit")
 router.register("publications", publication_views.PublicationViewSet, basename="publication")
 router.register("characteristics", CharacteristicViewSet, basename="characteristic")
 

@@ -10,8 +10,9 @@ from core.rest.exceptions import json_not_found
 from core.rest.health import RootHealthView
 from core.rest.schema import RedocView, SchemaView, SwaggerView
 from core.site.pages import unknown_path
-from identification.pages import compare_page, fruit_page, identify_page
+from identification.pages import compare_page, identify_page
 from publications.pages import publication_list, publication_page
+from wholefruit.pages import fruit_page
 
 handler404 = "core.site.pages.not_found"
 handler500 = "core.site.faults.server_error"

@@ -1,5 +1,4 @@
-"""Public pages of identification: "what is this fruit?", a side-by-side comparison, and a
-fruit's page with the characteristics it shows.
+"""Public pages of identification: "what is this fruit?" and a side-by-side comparison.
 
 `/identify/` is a plain GET form whose query is the API's (`/identify/?type=apple&fruit_size=7`):
 a permalink that works without JavaScript. Each page runs a fixed number of queries.
@@ -10,13 +9,12 @@ from django.http import QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from catalog.models import Fruit, FruitType, RelationKind
+from catalog.models import Fruit, FruitType
 from core.db.ids import parse_id
-from core.site.pages import not_found, render_page
+from core.site.pages import render_page
 from identification.described import described_groups, with_described
 from identification.identify import identify, parse_query
 from identification.models import Characteristic, CharacteristicState, split_types
-from publications.pages import fruit_page_context
 
 COMPARE_MIN, COMPARE_MAX = 2, 6
 COMPARE_FIRST = 3  # candidates the identify page offers to compare
@@ -26,39 +24,6 @@ def compare_url(ids) -> str:
     query = QueryDict(mutable=True)
     query["fruits"] = ",".join(str(pk) for pk in ids)
     return f"{reverse('compare-page')}?{query.urlencode(safe=',')}"
-
-
-@require_safe
-def fruit_page(request, pk: int):
-    """One fruit: what the catalog and publications show, and the characteristics it shows."""
-    context = fruit_page_context(request, pk, more=with_described)
-    if context is None:
-        return not_found(request, message="The catalog has no fruit with this number.")
-    fruit = context["fruit"]
-    confused = confused_ids(fruit)
-    context |= {
-        "characteristics": described_groups(fruit),
-        "confused_compare_url": compare_url([fruit.pk, *confused][:COMPARE_MAX])
-        if confused
-        else "",
-    }
-    return render_page(request, "identification/fruit_page.html", context)
-
-
-def confused_ids(fruit) -> list[int]:
-    """The fruits of the catalog this one is confused with, either way round (from the
-    relations the page has read already)."""
-    ids = [
-        relation.other_id
-        for relation in fruit.relations.all()
-        if relation.kind == RelationKind.CONFUSED_WITH and relation.other_id
-    ]
-    ids += [
-        relation.fruit_id
-        for relation in fruit.related_relations.all()
-        if relation.kind == RelationKind.CONFUSED_WITH and relation.fruit_id not in ids
-    ]
-    return ids
 
 
 def types_with_questions() -> list[tuple[str, str]]:

@@ -1,98 +1,18 @@
-"""Public pages that show publications: what a fruit's page shows of them, the publications.
-
-A fruit's page is composed in `identification.pages` from `fruit_page_context` here (the
-publications describing it) and the characteristics it shows; the catalog never imports
-publications. Every page runs a fixed number of queries whatever the catalog holds, and none
+"""Public pages that show publications: the list with its search, and one publication with its
+fruits. Every page runs a fixed number of queries whatever the catalog holds, and none
 reads a byte column.
 """
 
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.views.decorators.http import require_safe
 
-from blobs.models import blob_fields
-from blobs.rights import alt_text_or_role
 from catalog.models import Fruit
 from core.db.ids import ID_MAX
 from core.site.pages import not_found, render_list_page, render_page
 from core.site.structured_data import json_ld, without_empty
 from publications.filters import PublicationFilter
-from publications.models import Publication, PublicationFruit, PublicationFruitImage
-
-
-def fruit_page_context(request, pk: int, *, more=None) -> dict | None:
-    """What a fruit's page shows of the catalog and publications (None: no such fruit); the
-    public site composes it with the fruit's characteristics (`identification.pages`), which
-    `more(queryset)` adds to the fruit's own query."""
-    fruits = Fruit.objects.with_list_data().with_images().with_relations().defer("search_text")
-    if more is not None:
-        fruits = more(fruits)
-    fruit = _get_or_none(fruits, pk=pk)
-    if fruit is None:
-        return None
-    links = (
-        PublicationFruit.objects.without_blobs()
-        .filter(fruit=fruit)
-        .select_related("publication")
-        .defer(*blob_fields(Publication, via="publication"), "publication__search_text")
-        .prefetch_related(
-            Prefetch(
-                "images", queryset=PublicationFruitImage.objects.without_blobs().order_by("pk")
-            )
-        )
-        .order_by(F("publication__year").asc(nulls_last=True), "publication__title", "pk")
-    )
-    first = next((link for link in links if link.is_first_description), None)
-    images = fruit.images.all()
-    # Each image's alt text, as the templates show it.
-    for image in images:
-        image.alt = alt_text_or_role(image.alt_text, image.role, fruit.name)
-    for link in links:
-        for image in link.images.all():
-            shows = alt_text_or_role("", image.role, fruit.name)
-            image.alt = image.alt_text or f"{shows} in {link.publication.title}"
-    return {
-        "fruit": fruit,
-        "images": images,
-        "links": links,
-        "first_description": first,
-        "structured_data": json_ld(taxon(request, fruit, images)),
-        "section": "fruits",
-    }
-
-
-def taxon(request, fruit, images) -> dict:
-    """The fruit as a schema.org `Taxon` (a cultivar): names, catalog number, images."""
-    return without_empty(
-        {
-            "@context": "https://schema.org",
-            "@type": "Taxon",
-            "taxonRank": "cultivar",
-            "name": fruit.name,
-            "alternateName": fruit.synonym_names,
-            "identifier": None if fruit.catalog_number is None else str(fruit.catalog_number),
-            "url": request.build_absolute_uri(fruit.get_absolute_url()),
-            "image": [image_object(request, image, fruit.name) for image in images],
-        }
-    )
-
-
-def image_object(request, image, subject: str) -> dict:
-    """An image as a schema.org `ImageObject`, with its licence and credit."""
-    creator = {"@type": "Person", "name": image.creator} if image.creator else None
-    return without_empty(
-        {
-            "@type": "ImageObject",
-            "contentUrl": request.build_absolute_uri(image.get_data_url()),
-            "thumbnailUrl": request.build_absolute_uri(image.get_thumbnail_url()),
-            "caption": alt_text_or_role(image.alt_text, image.role, subject),
-            "license": image.license_url,
-            "creditText": image.creator,
-            "creator": creator,
-            "width": image.width or None,
-            "height": image.height or None,
-        }
-    )
+from publications.models import Publication, PublicationFruit
 
 
 @require_safe

@@ -1,9 +1,5 @@
-"""The fruit detail, composed: the catalog's fruit with the publications that describe it and
-the characteristics it shows.
-
-The catalog knows no publications and no identification, and publications take only the fruit
-model and its services from the catalog, so they meet here, in the configuration layer
-(`fruitcatalog.api` routes the fruits to `CitedFruitViewSet`).
+"""The API's fruit detail shown whole: the catalog's fruit with the publications that describe
+it and the characteristics it shows (`fruitcatalog.api` routes the fruits here).
 """
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -22,14 +18,24 @@ from publications.models import PublicationFruit
 from publications.serializers import FruitCitationSerializer
 
 
+class CharacteristicsField(BoundedListField):
+    """The characteristics a fruit shows: read from `with_described()`, written as a list."""
+
+    def get_attribute(self, instance):
+        return described_groups(instance)
+
+    def to_representation(self, data):
+        return [characteristic_record(group) for group in data]
+
+
 # The schema keeps the catalog's name for it.
 @extend_schema_serializer(component_name="FruitDetail")
-class CitedFruitDetailSerializer(FruitDetailSerializer):
+class WholeFruitDetailSerializer(FruitDetailSerializer):
     """A fruit with its images, relations, the publications that describe it (`citations`,
     oldest publication first: no year last, then by title) and its characteristics."""
 
     citations = FruitCitationSerializer(many=True, read_only=True)
-    characteristics = BoundedListField(
+    characteristics = CharacteristicsField(
         child=FruitCharacteristicSerializer(),
         max_length=200,
         required=False,
@@ -45,15 +51,6 @@ class CitedFruitDetailSerializer(FruitDetailSerializer):
     class Meta(FruitDetailSerializer.Meta):
         fields = [*FruitDetailSerializer.Meta.fields, "citations", "characteristics"]
 
-    def to_representation(self, instance):
-        representation = super().to_representation(instance)
-        citations = self.fields["citations"]
-        representation["citations"] = citations.to_representation(instance.citations)
-        representation["characteristics"] = [
-            characteristic_record(group) for group in described_groups(instance)
-        ]
-        return representation
-
     def validate(self, attrs):
         attrs = super().validate(attrs)
         if "characteristics" in attrs:
@@ -67,11 +64,11 @@ class CitedFruitDetailSerializer(FruitDetailSerializer):
         return attrs
 
 
-class CitedFruitViewSet(FruitViewSet):
-    """The catalog's fruits, each fruit's detail with the publications that describe it and the
-    characteristics it shows."""
+class WholeFruitViewSet(FruitViewSet):
+    """The catalog's fruits; each fruit's detail adds the publications that describe it and the
+    characteristics it shows, and a write may set the characteristics too."""
 
-    detail_serializer_class = CitedFruitDetailSerializer
+    detail_serializer_class = WholeFruitDetailSerializer
 
     def get_queryset(self):
         queryset = super().get_queryset()

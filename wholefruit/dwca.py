@@ -1,8 +1,7 @@
 """The catalog as a Darwin Core Archive (a checklist), streamed: what GBIF's tools read.
 
-It composes the domain apps (fruits, names and images of the catalog; citations of the
-publications; characteristics of identification), so it lives in the configuration layer, as
-the fruit detail does.
+It shows each fruit whole (names and images of the catalog, citations of the publications,
+characteristics of identification), as the fruit detail and the fruit page do.
 
 `taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
 other name with its language), `multimedia.txt` (every fruit image, with its creator and

@@ -4,10 +4,7 @@ import re
 
 import pytest
 
-from catalog.models import FruitRelation
 from identification.tests.helpers import describe
-from publications.services import publication_link_fruit
-from publications.tests.factories import PublicationFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -111,38 +108,3 @@ def test_the_compare_page_sets_fruits_side_by_side_and_marks_where_they_differ(
 )
 def test_the_compare_page_wants_two_to_six_fruits_of_the_catalog(client, fruits, status):
     assert client.get("/compare/", {"fruits": fruits}).status_code == status
-
-
-def test_the_fruit_page_shows_characteristics_sources_and_a_compare_link_for_confusions(
-    client, fruit_factory
-):
-    fruit = fruit_factory(name="Elstar", catalog_number=1)
-    other = fruit_factory(name="Elshof", catalog_number=2)
-    publication = PublicationFactory(title="Apfelsorten")
-    publication_link_fruit(publication=publication, fruit=fruit)
-    describe(
-        fruit,
-        {"fruit_size": [5, 7], "russet_amount": [1]},
-        fruit_size={"source_publication": publication.pk, "pages": "42"},
-    )
-    FruitRelation.objects.create(fruit=other, kind="confused_with", other=fruit, name="Elstar")
-    response = client.get(f"/fruits/{fruit.pk}/")
-    text = text_of(response)
-    assert "Fruit: size medium or large ( Apfelsorten , p. 42)" in text
-    assert "Often confused with Elshof" in text
-    assert f'href="/compare/?fruits={fruit.pk},{other.pk}"' in response.text
-
-
-def test_the_fruit_page_keeps_its_query_count_with_characteristics(
-    client, fruit_factory, reads_no_bytes
-):
-    fruit = fruit_factory(name="Counted")
-
-    def queries() -> int:
-        with reads_no_bytes() as captured:
-            assert client.get(f"/fruits/{fruit.pk}/").status_code == 200
-        return len(captured.captured_queries)
-
-    few = queries()
-    describe(fruit, {"fruit_size": [5, 7], "russet_amount": [1], "shape": [1]})
-    assert queries() == few <= 6

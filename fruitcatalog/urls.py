@@ -9,7 +9,6 @@ from catalog.pages import catalog_grid
 from core.rest.exceptions import json_not_found
 from core.rest.health import RootHealthView
 from core.rest.schema import RedocView, SchemaView, SwaggerView
-from core.site.pages import unknown_path
 from identification.pages import compare_page, identify_page
 from publications.pages import publication_list, publication_page
 from wholefruit.pages import fruit_page
@@ -40,6 +39,4 @@ urlpatterns = [
     # Log in / log out links of the browsable API (session auth for curators).
     path("api-auth/", include("rest_framework.urls")),
     re_path(r"^api(/[\s\S]*)?$", json_not_found),  # [\s\S]: paths with newlines too
-    # Last: any other path is the site's 404 page, with DEBUG on too (`make run`).
-    re_path(r"^[\s\S]*$", unknown_path),
 ]

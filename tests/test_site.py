@@ -5,10 +5,7 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("debug", [False, True])
-def test_an_unknown_path_is_the_sites_html_404_page_with_debug_on_or_off(client, settings, debug):
-    settings.DEBUG = debug
-
+def test_an_unknown_path_is_the_sites_html_404_page(client):
     response = client.get("/no/such/page")
 
     assert response.status_code == 404

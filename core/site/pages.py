@@ -7,11 +7,9 @@ and the catalog never imports publications).
 
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.core.paginator import EmptyPage
-from django.http import HttpResponsePermanentRedirect
 from django.shortcuts import render
-from django.urls import Resolver404, resolve, reverse
+from django.urls import reverse
 
 from core.rest.pagination import PageNumberPagination, ScalablePaginator
 
@@ -147,22 +145,3 @@ def not_found(request, exception=None, *, message: str = ""):
         {"message": message or "There is no page at this address."},
         status=404,
     )
-
-
-def unknown_path(request, path: str = ""):
-    """Any path no other route matches: the styled 404, with or without DEBUG.
-
-    Being a route, it takes over `APPEND_SLASH`'s job, which only acts when nothing matches:
-    a path that exists with a trailing slash is redirected there.
-    """
-    if settings.APPEND_SLASH and not request.path_info.endswith("/"):
-        try:
-            match = resolve(f"{request.path_info}/")
-        except Resolver404:
-            match = None
-        if match is not None and match.func is not unknown_path:
-            target = f"{request.path}/"
-            if request.META.get("QUERY_STRING"):
-                target = f"{target}?{request.META['QUERY_STRING']}"
-            return HttpResponsePermanentRedirect(target)
-    return not_found(request)

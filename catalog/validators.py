@@ -73,12 +73,6 @@ def names_from_synonyms(synonyms: list[str], *, current: list[dict]) -> list[dic
     ]
 
 
-def clean_synonyms(names: list[str], *, fruit_name: str) -> list[str]:
-    """Trim synonym strings and check them as `clean_names` does."""
-    records = clean_names([{"name": name} for name in names], fruit_name=fruit_name)
-    return [record["name"] for record in records]
-
-
 def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
     """Check a fruit's relations as a whole; return them with the related fruits' names.
 

@@ -9,7 +9,13 @@ from core.db.ids import ID_PATTERN
 from core.rest.auth import TokenView
 from core.rest.health import HealthView
 from identification.views import CharacteristicViewSet, IdentifyView
-from publications import views as publication_views
+from publications.views import (
+    PublicationCoverViewSet,
+    PublicationFruitDescriptionViewSet,
+    PublicationFruitImageViewSet,
+    PublicationFruitViewSet,
+    PublicationViewSet,
+)
 from wholefruit.api import WholeFruitViewSet
 from wholefruit.dwca import DarwinCoreExportView
 
@@ -25,7 +31,7 @@ class OptionalSlashRouter(SimpleRouter):
 router = OptionalSlashRouter()
 # The catalog's fruits, each detail shown whole: citations and characteristics too.
 router.register("fruits", WholeFruitViewSet, basename="fruit")
-router.register("publications", publication_views.PublicationViewSet, basename="publication")
+router.register("publications", PublicationViewSet, basename="publication")
 router.register("characteristics", CharacteristicViewSet, basename="characteristic")
 
 
@@ -33,8 +39,6 @@ def route(pattern: str, view, name: str):
     """A path under /api/v1 with an optional trailing slash."""
     return re_path(rf"^{pattern}/?$", view, name=name)
 
-
-ID = ID_PATTERN
 
 fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
 # Byte paths: GET and HEAD by their read, other methods (and the schema) by the DRF view.
@@ -45,15 +49,18 @@ fruit_image = byte_view(
 fruit_image_thumbnail = byte_view(
     FruitImageViewSet.thumbnail_read, FruitImageViewSet.as_view({"get": "thumbnail"})
 )
-PublicationFruitImageViewSet = publication_views.PublicationFruitImageViewSet
 
 urlpatterns = [
     route("health", HealthView.as_view(), "api-health"),
     route("auth/token", TokenView.as_view(), "auth-token"),
-    route(rf"fruits/(?P<id>{ID})/images", fruit_images, "fruit-image-list"),
-    route(rf"fruits/(?P<id>{ID})/images/(?P<imageId>{ID})", fruit_image, "fruit-image-detail"),
+    route(rf"fruits/(?P<id>{ID_PATTERN})/images", fruit_images, "fruit-image-list"),
     route(
-        rf"fruits/(?P<id>{ID})/images/(?P<imageId>{ID})/thumbnail",
+        rf"fruits/(?P<id>{ID_PATTERN})/images/(?P<imageId>{ID_PATTERN})",
+        fruit_image,
+        "fruit-image-detail",
+    ),
+    route(
+        rf"fruits/(?P<id>{ID_PATTERN})/images/(?P<imageId>{ID_PATTERN})/thumbnail",
         fruit_image_thumbnail,
         "fruit-image-thumbnail",
     ),
@@ -63,52 +70,52 @@ urlpatterns = [
     route("imports/fruits", FruitImportViewSet.as_view({"post": "create"}), "fruit-import"),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(
-        rf"publications/(?P<id>{ID})/cover",
+        rf"publications/(?P<id>{ID_PATTERN})/cover",
         byte_view(
-            publication_views.PublicationCoverViewSet.byte_read,
-            publication_views.PublicationCoverViewSet.as_view(
+            PublicationCoverViewSet.byte_read,
+            PublicationCoverViewSet.as_view(
                 {"get": "retrieve", "put": "update", "delete": "destroy"}
             ),
         ),
         "publication-cover",
     ),
     route(
-        rf"publications/(?P<id>{ID})/cover/thumbnail",
+        rf"publications/(?P<id>{ID_PATTERN})/cover/thumbnail",
         byte_view(
-            publication_views.PublicationCoverViewSet.thumbnail_read,
-            publication_views.PublicationCoverViewSet.as_view({"get": "thumbnail"}),
+            PublicationCoverViewSet.thumbnail_read,
+            PublicationCoverViewSet.as_view({"get": "thumbnail"}),
         ),
         "publication-cover-thumbnail",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruits",
-        publication_views.PublicationFruitViewSet.as_view({"get": "list"}),
+        rf"publications/(?P<id>{ID_PATTERN})/fruits",
+        PublicationFruitViewSet.as_view({"get": "list"}),
         "publication-fruit-list",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})",
-        publication_views.PublicationFruitViewSet.as_view(
+        rf"publications/(?P<id>{ID_PATTERN})/fruits/(?P<fruitId>{ID_PATTERN})",
+        PublicationFruitViewSet.as_view(
             {"put": "update", "patch": "partial_update", "delete": "destroy"}
         ),
         "publication-fruit-detail",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruits/(?P<fruitId>{ID})/description",
+        rf"publications/(?P<id>{ID_PATTERN})/fruits/(?P<fruitId>{ID_PATTERN})/description",
         byte_view(
-            publication_views.PublicationFruitDescriptionViewSet.byte_read,
-            publication_views.PublicationFruitDescriptionViewSet.as_view(
+            PublicationFruitDescriptionViewSet.byte_read,
+            PublicationFruitDescriptionViewSet.as_view(
                 {"get": "retrieve", "put": "update", "delete": "destroy"}
             ),
         ),
         "publication-fruit-description",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruit-images",
-        publication_views.PublicationFruitImageViewSet.as_view({"get": "list", "post": "create"}),
+        rf"publications/(?P<id>{ID_PATTERN})/fruit-images",
+        PublicationFruitImageViewSet.as_view({"get": "list", "post": "create"}),
         "publication-fruit-image-list",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})",
+        rf"publications/(?P<id>{ID_PATTERN})/fruit-images/(?P<imgId>{ID_PATTERN})",
         byte_view(
             PublicationFruitImageViewSet.image_read,
             PublicationFruitImageViewSet.as_view(
@@ -118,7 +125,7 @@ urlpatterns = [
         "publication-fruit-image-detail",
     ),
     route(
-        rf"publications/(?P<id>{ID})/fruit-images/(?P<imgId>{ID})/thumbnail",
+        rf"publications/(?P<id>{ID_PATTERN})/fruit-images/(?P<imgId>{ID_PATTERN})/thumbnail",
         byte_view(
             PublicationFruitImageViewSet.thumbnail_read,
             PublicationFruitImageViewSet.as_view({"get": "thumbnail"}),

@@ -37,17 +37,20 @@ run: migrate
 migrate: $(STAMP)
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 
-## test: install, lint, check import layers and migrations, run every test (SQLite unless DATABASE_URL)
+## test: install, lint and format check, check import layers and migrations, run every test (SQLite unless DATABASE_URL)
 ##       PYTEST_ARGS='-m "not browser and not slow"': the fast core only; '--reuse-db': keep the
 ##       PostgreSQL test database between runs
 test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+## lint: ruff's checks and formatting, and the import layers
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 ## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists and exports at a million fruits, imports

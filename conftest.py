@@ -118,3 +118,32 @@ def admin_page(monkeypatch):
         # ORM calls made while Playwright's event loop runs get a connection of their own (the
         # connection handler is context-local); close it, or the test database cannot be dropped.
         connections.close_all()
+
+
+@pytest.fixture
+def work_on(monkeypatch):
+    """`counts = work_on(data)`: how often `data` is then decoded for a thumbnail and hashed."""
+    import hashlib
+
+    from blobs import imaging
+
+    counts = {"decoded": 0, "hashed": 0}
+    watched = []
+    decode, sha256 = imaging.inspect_and_thumbnail_sized, hashlib.sha256
+
+    def counted_decode(data, *args, **kwargs):
+        counts["decoded"] += bytes(data) in watched
+        return decode(data, *args, **kwargs)
+
+    def counted_sha256(data=b"", *args, **kwargs):
+        counts["hashed"] += bytes(data) in watched
+        return sha256(data, *args, **kwargs)
+
+    monkeypatch.setattr(imaging, "inspect_and_thumbnail_sized", counted_decode)
+    monkeypatch.setattr(hashlib, "sha256", counted_sha256)
+
+    def watch(data: bytes) -> dict[str, int]:
+        watched.append(data)
+        return counts
+
+    return watch

@@ -122,7 +122,7 @@ def prepare(args) -> tuple[dict, str, str, bytes, bytes]:
     image = FruitImage.objects.filter(fruit_id=1, size__gt=1_000_000).first()
     if image is None:
         image = FruitImage(fruit_id=1)
-        image.set_data(support.photo_jpeg())
+        image.store(support.photo_jpeg())
         image.save()
     database = settings.DATABASES["default"]
     return (

@@ -29,8 +29,8 @@ def thumbnailed_models() -> list:
     """Every model with thumbnails to backfill, in every installed app.
 
     Such a model names its `backfill_key`, offers `objects.missing_thumbnail()` and a
-    `store_missing_thumbnail(pk)` that makes and stores one row's thumbnail (False when its
-    bytes cannot be decoded): the thumbnailed images, and publications for their covers.
+    `backfill_thumbnail(pk)` that makes and writes one row's thumbnail (False when its bytes
+    cannot be decoded): the thumbnailed images, and publications for their covers.
     """
     return [model for model in apps.get_models() if getattr(model, "backfill_key", None)]
 
@@ -95,7 +95,7 @@ def backfill_model(
                 if _out_of_time(deadline):
                     break
                 after_pk = pk
-                if model.store_missing_thumbnail(pk):
+                if model.backfill_thumbnail(pk):
                     result.generated += 1
                 else:
                     result.failed += 1

@@ -64,6 +64,8 @@ class StoredBytes:
 
     def __set_name__(self, owner, name):
         self.name = name
+        # The instance attribute holding the bytes object the metadata is known to describe.
+        self.measured_attribute = f"_{name}_measured"
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -136,8 +138,7 @@ class StoredBytesValue:
             width, height = dimensions if data else (0, 0)
             setattr(instance, spec.column("width"), width)
             setattr(instance, spec.column("height"), height)
-        # The save hook compares by identity: bytes measured here need no second hash.
-        instance.__dict__[f"_measured_{spec.data_field}"] = getattr(instance, spec.data_field)
+        setattr(instance, spec.measured_attribute, getattr(instance, spec.data_field))
 
     def is_stale(self) -> bool:
         """Whether the bytes on the instance differ from what the metadata describes."""
@@ -146,14 +147,15 @@ class StoredBytesValue:
         if spec.data_field in instance.get_deferred_fields():
             return False
         current = getattr(instance, spec.data_field)
-        if current is not None and current is instance.__dict__.get(f"_measured_{spec.data_field}"):
+        # Bytes just measured, or already checked, are compared by identity: hashing a large
+        # image again on every save (an upload saves twice) would cost as much as the first.
+        if current is not None and current is getattr(instance, spec.measured_attribute, None):
             return False
         data = bytes(current) if current else b""
-        return self.sha256 != (hashlib.sha256(data).hexdigest() if data else "")
-
-    def refresh(self) -> None:
-        """Measure the bytes on the instance again."""
-        self.set(getattr(self.instance, self.spec.data_field))
+        if self.sha256 != (hashlib.sha256(data).hexdigest() if data else ""):
+            return True
+        setattr(instance, spec.measured_attribute, current)
+        return False
 
 
 def _measure(data: bytes) -> tuple[int, int]:
@@ -179,21 +181,22 @@ class StoredBytesModel(models.Model):
         abstract = True
 
     def save(self, *args, **kwargs):
-        """Re-derive what changed bytes determine, then save (a partial save writes it too)."""
+        """Measure bytes that changed, then save; a partial save of bytes writes what they
+        determine too (`fields_derived_from`).
+
+        A subclass whose bytes determine more (a thumbnail) brings it up to date in its own
+        `save()` before calling this one.
+        """
         update_fields = kwargs.get("update_fields")
         for spec in stored_bytes_of(type(self)):
             value = getattr(self, spec.name)
             if not spec.derived and value.is_stale():
-                self.bytes_changed(value)
+                value.set(getattr(self, spec.data_field))
             if update_fields is not None and spec.data_field in update_fields:
                 update_fields = {*update_fields, *self.fields_derived_from(spec)}
         if update_fields is not None:
             kwargs["update_fields"] = update_fields
         super().save(*args, **kwargs)
-
-    def bytes_changed(self, value: StoredBytesValue) -> None:
-        """Bring what derives from one group's bytes up to date (by default: its metadata)."""
-        value.refresh()
 
     def fields_derived_from(self, spec: StoredBytes) -> list[str]:
         """The columns a change of one group's bytes rewrites."""
@@ -306,6 +309,12 @@ class ThumbnailedImage(StoredBytesModel):
     class Meta:
         abstract = True
 
+    def save(self, *args, **kwargs):
+        """Store the bytes again with all they determine when they changed, then save."""
+        if self.original.is_stale():
+            self.store(self.data)
+        super().save(*args, **kwargs)
+
     def get_thumbnail_path(self) -> str:
         """Path of the thumbnail endpoint, without a version."""
         raise NotImplementedError
@@ -357,9 +366,6 @@ class ThumbnailedImage(StoredBytesModel):
         """Whether a thumbnail is stored (known without reading the thumbnail bytes)."""
         return self.thumbnail.exists
 
-    def bytes_changed(self, value):
-        self.refresh()  # `original` is the one group that is not derived
-
     def fields_derived_from(self, spec):
         if spec is type(self).original:
             return [
@@ -378,62 +384,55 @@ class ThumbnailedImage(StoredBytesModel):
         field = self._meta.get_field(self.parent_field)
         lock_row(field.related_model, getattr(self, field.attname))
 
-    def set_data(self, data: bytes):
-        """Take new bytes with their metadata and thumbnail; raise `imaging.ImageError` if unfit."""
-        self.data = data
-        self.refresh()
+    def store(self, data: bytes, *, info: imaging.ImageInfo | None = None) -> None:
+        """Take new bytes with all they determine: size, SHA-256, type, dimensions, thumbnail.
 
-    def refresh(self):
-        """Metadata and thumbnail from the bytes, opened once; `imaging.ImageError` if unfit."""
-        data = bytes(self.data)
-        info, thumbnail = imaging.inspect_and_thumbnail_sized(
-            data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
-        )
-        self._set_metadata(data, info)
-        self._set_thumbnail(thumbnail)
-
-    def set_data_before_thumbnail(self, data: bytes, info: imaging.ImageInfo) -> None:
-        """Take new bytes, already inspected, with their metadata; the thumbnail comes later.
-
-        For an upload whose thumbnail is made while its bytes are written
-        (`blobs.views.save_uploaded_image`); `set_thumbnail` completes it.
+        Raises `imaging.ImageError` when the bytes are unfit; they are decoded once, here. A
+        caller that has inspected them already passes their `info` and stores the thumbnail
+        itself when made (`store_thumbnail`): an upload writes its bytes while its thumbnail is
+        made on another thread (`blobs.views.save_uploaded_image`).
         """
-        self.data = data
-        self._set_metadata(data, info)
-        self.thumbnail.set(None)
-
-    def set_thumbnail(self, thumbnail: imaging.Thumbnail) -> None:
-        """Take a thumbnail made from the current bytes."""
-        self._set_thumbnail(thumbnail)
-
-    def _set_metadata(self, data: bytes, info: imaging.ImageInfo) -> None:
+        data = bytes(data)
+        thumbnail = None
+        if info is None:
+            info, thumbnail = imaging.inspect_and_thumbnail_sized(
+                data, max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
+            )
         self.original.set(data, content_type=info.content_type)
         self.width = info.width
         self.height = info.height
+        self.store_thumbnail(thumbnail)
 
-    def _set_thumbnail(self, thumbnail: imaging.Thumbnail) -> None:
-        self.thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
-
-    @classmethod
-    def store_missing_thumbnail(cls, pk: int) -> bool:
-        """The backfill of one image: its thumbnail made and stored; False when undecodable."""
-        image = cls.objects.defer("thumbnail_data").get(pk=pk)
-        fields = ["thumbnail_data", *cls.thumbnail.metadata_fields]
-        try:
-            if not image.sha256 or not image.content_type or not image.width:
-                image.refresh()
-                fields += ["content_type", "size", "width", "height", "sha256"]
-            else:
-                image.refresh_thumbnail()
-        except imaging.ImageError:
-            return False
-        # `update()` rather than `save()`: the save hook would hash the bytes again for nothing.
-        cls.objects.filter(pk=pk).update(**{name: getattr(image, name) for name in fields})
-        return True
-
-    def refresh_thumbnail(self):
-        """Make and store the thumbnail; raise `imaging.ImageError` when it cannot be made."""
+    def make_thumbnail(self) -> None:
+        """Make the thumbnail from the stored bytes again; `imaging.ImageError` if it cannot be."""
         _, thumbnail = imaging.inspect_and_thumbnail_sized(
             bytes(self.data), max_pixels=settings.FRUITCATALOG_MAX_IMAGE_PIXELS
         )
-        self._set_thumbnail(thumbnail)
+        self.store_thumbnail(thumbnail)
+
+    def store_thumbnail(self, thumbnail: imaging.Thumbnail | None) -> None:
+        """Take a thumbnail made from the stored bytes (None: none)."""
+        if thumbnail is None:
+            self.thumbnail.set(None)
+        else:
+            self.thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
+
+    @classmethod
+    def backfill_thumbnail(cls, pk: int) -> bool:
+        """The backfill of one image: its thumbnail made and written; False when undecodable.
+
+        A row written around the save hook may lack its metadata too: then it is stored whole.
+        """
+        image = cls.objects.defer("thumbnail_data").get(pk=pk)
+        try:
+            if image.sha256 and image.content_type and image.width:
+                image.make_thumbnail()
+                fields = ["thumbnail_data", *cls.thumbnail.metadata_fields]
+            else:
+                image.store(image.data)
+                fields = image.fields_derived_from(cls.original)
+        except imaging.ImageError:
+            return False
+        # `update()` rather than `save()`: these columns alone, neither the bytes nor `updated_at`.
+        cls.objects.filter(pk=pk).update(**{name: getattr(image, name) for name in fields})
+        return True

@@ -76,7 +76,7 @@ def apply_image_upload(image, data: bytes) -> None:
     """
     validate_upload_size(data)
     try:
-        image.set_data(data)
+        image.store(data)
     except imaging.ImageError as error:
         raise DjangoValidationError(str(error)) from None
 

@@ -106,13 +106,13 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
     try:
         with transaction.atomic():
             image.lock_parent()
-            image.set_data_before_thumbnail(data, info)
+            image.store(data, info=info)
             duplicate = image.duplicate_id()
             if duplicate is not None:
                 raise DuplicateImage(duplicate)
             image.save()
             _, thumbnail = pending.result()
-            image.set_thumbnail(thumbnail)
+            image.store_thumbnail(thumbnail)
             image.save(update_fields=["thumbnail_data"])
     except imaging.ImageError as error:
         raise as_field_error(field, DjangoValidationError(str(error))) from None

@@ -99,8 +99,11 @@ class Publication(StoredBytesModel):
         return self.title if self.year is None else f"{self.title} ({self.year})"
 
     def save(self, *args, **kwargs):
-        """Refresh the search column (and, through the base, the cover metadata), then save."""
+        """Refresh the search column, and the cover's metadata and thumbnail when the cover
+        changed, then save."""
         self.search_text = search_document(self.title, self.authors)
+        if self.cover.is_stale():
+            self.set_cover(self.cover_data)
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and {"title", "authors"} & set(update_fields):
             # A partial save writes what it derives too, or the stored copy would go stale.
@@ -151,13 +154,13 @@ class Publication(StoredBytesModel):
         """
         if checked is None:
             self.cover.set(data)
-            self.refresh_thumbnail()
+            self.make_cover_thumbnail()
             return
         info, thumbnail = checked
         self.cover.set(data, content_type=info.content_type, dimensions=(info.width, info.height))
         self.cover_thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
 
-    def refresh_thumbnail(self) -> None:
+    def make_cover_thumbnail(self) -> None:
         """Make the cover's thumbnail from the cover; none when the cover cannot be decoded."""
         data = self.cover_data
         thumbnail = None
@@ -174,20 +177,15 @@ class Publication(StoredBytesModel):
             self.cover_thumbnail.set(thumbnail.data, dimensions=(thumbnail.width, thumbnail.height))
 
     @classmethod
-    def store_missing_thumbnail(cls, pk: int) -> bool:
-        """The backfill of one cover: its thumbnail made and stored; False when undecodable."""
+    def backfill_thumbnail(cls, pk: int) -> bool:
+        """The backfill of one cover: its thumbnail made and written; False when undecodable."""
         publication = cls.objects.only("pk", "cover_data").get(pk=pk)
-        publication.refresh_thumbnail()
+        publication.make_cover_thumbnail()
         if not publication.cover_thumbnail.exists:
             return False
         fields = ["cover_thumbnail_data", *cls.cover_thumbnail.metadata_fields]
         cls.objects.filter(pk=pk).update(**{name: getattr(publication, name) for name in fields})
         return True
-
-    def bytes_changed(self, value):
-        super().bytes_changed(value)
-        if value.spec is Publication.cover:
-            self.refresh_thumbnail()
 
     def fields_derived_from(self, spec):
         fields = super().fields_derived_from(spec)

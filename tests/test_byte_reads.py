@@ -33,7 +33,7 @@ def test_replaced_bytes_are_served_at_once_and_deleted_ones_are_gone(byte_paths,
     before = anon_client.get(path).content
     image = FruitImage.objects.get(pk=int(path.rsplit("/", 1)[1]))
     replacement = make_object_png(size=(90, 70))
-    image.set_data(replacement)
+    image.store(replacement)
     image.save()
     assert before != replacement
     assert anon_client.get(path).content == replacement
@@ -146,7 +146,7 @@ def test_a_read_racing_a_write_is_a_404_never_other_bytes(anon_client, monkeypat
             FruitImage.objects.filter(pk=image.pk).delete()
         else:
             current = FruitImage.objects.get(pk=image.pk)
-            current.set_data(replacement)
+            current.store(replacement)
             current.save()
 
     change_before_the_bytes_are_read(monkeypatch, change)

@@ -375,7 +375,7 @@ def test_a_replaced_image_shows_its_new_thumbnail_after_a_reload(page, live_serv
     assert old_size[0] > 0 and old_size != NEW_THUMBNAIL_SIZE
 
     image = FruitImage.objects.get(fruit=boskoop)  # the card image: the fruit has one
-    image.set_data(make_object_png(**NEW_IMAGE))
+    image.store(make_object_png(**NEW_IMAGE))
     image.save()
     page.reload()
 

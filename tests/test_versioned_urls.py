@@ -179,7 +179,7 @@ def test_replaced_bytes_get_a_new_url_and_the_old_one_serves_them_uncached(
     old_image, old_cover = image.get_thumbnail_url(), publication.get_cover_url()
     cached = anon_client.get(old_image).content
     replacement = make_object_png(size=(90, 70), color=(0, 0, 200))
-    image.set_data(replacement)
+    image.store(replacement)
     image.save()
     gif = make_image_bytes("GIF", size=(40, 50))
     publication_set_cover(publication=publication, data=gif)

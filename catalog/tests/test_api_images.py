@@ -476,3 +476,17 @@ def test_pixels_found_corrupt_while_the_bytes_are_written_roll_the_image_back(
     assert response.status_code == 400
     assert response.json() == {"image": ["The file is truncated or corrupt."]}
     assert not FruitImage.objects.exists()
+
+
+def test_an_upload_is_decoded_once_and_its_bytes_hashed_once(
+    curator_client, fruit_factory, work_on
+):
+    png = make_object_png(size=(400, 300))
+    counts = work_on(png)
+
+    assert upload(curator_client, fruit_factory(), png).status_code == 201
+
+    # The thumbnail made beside the write is the one stored, the hash taken once is kept.
+    assert counts == {"decoded": 1, "hashed": 1}
+    image = FruitImage.objects.get()
+    assert image.has_thumbnail and image.thumbnail_width and image.width == 400

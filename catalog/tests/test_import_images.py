@@ -89,3 +89,17 @@ def test_a_source_that_is_neither_folder_nor_zip_is_an_error(tmp_path):
     path.write_bytes(b"x")
     _out, err, ok = run(path)
     assert not ok and "neither a folder nor a zip file" in err
+
+
+def test_an_imported_photo_is_decoded_once_and_hashed_once(tmp_path, fruit_factory, work_on):
+    fruit = fruit_factory(name="Gravensteiner", catalog_number=1042)
+    photo = make_object_png(size=(130, 100))
+    (tmp_path / "1042.png").write_bytes(photo)
+    counts = work_on(photo)
+
+    _out, err, ok = run(tmp_path)
+
+    assert ok, err
+    assert counts == {"decoded": 1, "hashed": 1}
+    image = FruitImage.objects.get(fruit=fruit)
+    assert image.has_thumbnail and image.width == 130

@@ -5,9 +5,10 @@ import hashlib
 import pytest
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
+from PIL import Image
 
 from blobs import imaging
-from core.testing.media import make_object_png
+from core.testing.media import make_image_bytes, make_object_png
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +29,11 @@ def test_rows_from_0003_survive_with_null_catalog_number_and_no_thumbnail(migrat
     FruitSynonym.objects.create(fruit=fruit, name="Comtesse de Paris", position=0)
     png = make_object_png()
     image = FruitImage.objects.create(fruit=fruit, data=png)
+    # A phone's portrait photo: stored landscape, with EXIF saying to turn it a quarter.
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    portrait = make_image_bytes("JPEG", size=(64, 48), exif=exif.tobytes())
+    rotated = FruitImage.objects.create(fruit=fruit, data=portrait)
     broken = FruitImage.objects.create(fruit=fruit, data=b"not an image")
 
     new_state = migrator.apply_tested_migration(latest("catalog"))
@@ -43,9 +49,11 @@ def test_rows_from_0003_survive_with_null_catalog_number_and_no_thumbnail(migrat
     assert image.thumbnail_sha256 == ""
     assert (image.content_type, image.width, image.height) == ("image/png", 120, 100)
     assert (image.size, image.sha256) == (len(png), hashlib.sha256(png).hexdigest())
+    rotated = FruitImage.objects.get(pk=rotated.pk)
+    assert (rotated.content_type, rotated.width, rotated.height) == ("image/jpeg", 48, 64)
     broken = FruitImage.objects.get(pk=broken.pk)
     assert bytes(broken.data) == b"not an image"
-    assert broken.width == 0
+    assert (broken.content_type, broken.width, broken.height) == ("text/plain", 0, 0)
 
     migrator.reset()
 

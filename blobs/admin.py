@@ -64,7 +64,12 @@ class BlobDeferringCollector(NestedObjects):
 
 
 class BlobSafeDeletionMixin:
-    """Delete confirmation pages and the "delete selected" action without reading bytes.
+    """Delete confirmation pages and the "delete selected" action without reading bytes, for
+    rows whose deletion takes rows with bytes along (a fruit its images, a publication its
+    links' PDFs).
+
+    Image admins need none of it: their rows come without bytes from their `get_queryset`, and
+    nothing is deleted with an image, so Django's own listing reads no bytes for them.
 
     `deletion_hides`: models whose rows the pages do not list (derived data a curator never
     edits); they are deleted all the same.
@@ -73,12 +78,21 @@ class BlobSafeDeletionMixin:
     deletion_hides = ()
 
     def get_deleted_objects(self, objs, request):
-        """Django's `get_deleted_objects`, with a collector that defers the byte columns."""
+        """What deleting `objs` takes along, as Django lists it, collected without the bytes.
+
+        Deferring the byte columns of `objs` and calling `super()` is not enough: Django's
+        listing builds its collector itself, and that collector loads the related rows, and the
+        row each hangs on, whole, from their models' base managers; no setting or hook hands it
+        another. So this runs `BlobDeferringCollector` and labels its rows as Django labels
+        them (the admin tests compare both listings of the same deletion).
+        """
         objs = list(objs)
         if not objs:
             return [], {}, set(), []
         collector = BlobDeferringCollector(
-            using=router.db_for_write(objs[0]._meta.model), hidden=self.deletion_hides
+            using=router.db_for_write(objs[0]._meta.model),
+            origin=objs,
+            hidden=self.deletion_hides,
         )
         collector.collect(objs)
         perms_needed = set()

@@ -10,6 +10,7 @@ import secrets
 from functools import update_wrapper
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
@@ -49,7 +50,6 @@ from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
 from catalog.validators import SYNONYMS_MAX
 from core.db.search import contains_any, search_terms
 from core.rest.pagination import ScalablePaginator
-from core.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 
 
 class FruitSynonymInline(admin.TabularInline):
@@ -100,15 +100,14 @@ class FruitImageInline(ThumbnailedImageInline):
     fields = ["preview_large", "card_image", *ThumbnailedImageInline.fields[1:]]
 
 
-class FruitChangeList(FastRowsChangeList):
+class FruitChangeList(ChangeList):
     """The fruit list with the API's list annotations (image count, card image, synonyms).
 
     Only the changelist gets them: the change page loads one fruit and has its own inlines.
     """
 
-    def get_queryset(self, request, exclude_parameters=None):
-        queryset = super().get_queryset(request, exclude_parameters)
-        return queryset.defer("search_text").with_list_data()
+    def get_queryset(self, request, *args, **kwargs):
+        return super().get_queryset(request, *args, **kwargs).defer("search_text").with_list_data()
 
 
 IMPORT_CACHE_KEY = "catalog:fruit-import:{token}"
@@ -127,7 +126,7 @@ def preview_context(report, token: str) -> dict:
 
 
 @admin.register(Fruit)
-class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
+class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
 
     form = FruitAdminForm
@@ -275,8 +274,6 @@ class FruitAdmin(FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, ad
 
 @admin.register(FruitImage)
 class FruitImageAdmin(
-    FastRowsAdminMixin,
-    BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
     ImageMetadataMixin,
     admin.ModelAdmin,

@@ -6,6 +6,7 @@ holds its images, so an image can only be of a fruit the publication links.
 """
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.template.defaultfilters import filesizeformat
@@ -28,7 +29,6 @@ from blobs.admin import (
 )
 from blobs.models import blob_fields
 from core.db.search import contains_any, search_terms
-from core.site.changelists import FastRowsAdminMixin, FastRowsChangeList
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
 from publications.services import (
@@ -139,10 +139,10 @@ class PublicationFruitInline(AdminAssetsMixin, admin.TabularInline):
         return format_html('{} <a href="{}">Manage images</a>', previews, url)
 
 
-class PublicationChangeList(FastRowsChangeList):
+class PublicationChangeList(ChangeList):
     """The publication list with the number of linked fruits (a subquery per listed row)."""
 
-    def get_queryset(self, request, exclude_parameters=None):
+    def get_queryset(self, request, *args, **kwargs):
         links = (
             PublicationFruit.objects.filter(publication=OuterRef("pk"))
             .values("publication")
@@ -151,7 +151,7 @@ class PublicationChangeList(FastRowsChangeList):
         )
         return (
             super()
-            .get_queryset(request, exclude_parameters)
+            .get_queryset(request, *args, **kwargs)
             .defer("search_text", "description")
             .annotate(fruit_count=Coalesce(Subquery(links[:1]), 0))
         )
@@ -175,9 +175,7 @@ class HasCoverFilter(admin.SimpleListFilter):
 
 
 @admin.register(Publication)
-class PublicationAdmin(
-    FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
-):
+class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     """Publications: list with covers and linked-fruit counts, change page with cover and links."""
 
     form = PublicationAdminForm
@@ -305,9 +303,7 @@ def search_links(queryset, search_term: str, prefix: str = ""):
 
 
 @admin.register(PublicationFruit)
-class PublicationFruitAdmin(
-    FastRowsAdminMixin, BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
-):
+class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     """A fruit linked by a publication: its PDF and its images in that publication."""
 
     form = PublicationFruitForm
@@ -383,8 +379,6 @@ class PublicationFruitAdmin(
 
 @admin.register(PublicationFruitImage)
 class PublicationFruitImageAdmin(
-    FastRowsAdminMixin,
-    BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
     ImageMetadataMixin,
     admin.ModelAdmin,

@@ -3,13 +3,17 @@
 import re
 
 import pytest
+from django.contrib import admin
+from django.contrib.admin.utils import get_deleted_objects
 from django.contrib.auth.models import Group, Permission
 from django.contrib.messages import constants as message_levels
 from django.db import connection
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.text import capfirst
 
-from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
+from catalog.models import Fruit, FruitImage, FruitSpelling, FruitSynonym, FruitType
 from core.db.search import search_document
 from core.rest.curators import CURATORS_GROUP
 from core.testing.admin_pages import form_errors, management_form, png_upload
@@ -758,6 +762,74 @@ def test_deleting_a_fruit_takes_its_images_without_reading_their_bytes(
     assert response.status_code == 302
     assert not Fruit.objects.exists()
     assert not FruitImage.objects.exists()
+    assert selected_blob_columns(queries.captured_queries) == set()
+
+
+def without_rows_of(model, nested):
+    """A nested deletion listing (Django's) without the rows of `model`."""
+    label = f"{capfirst(model._meta.verbose_name)}: "
+    return [
+        without_rows_of(model, item) if isinstance(item, list) else item
+        for item in nested
+        if not (isinstance(item, str) and item.startswith(label))
+    ]
+
+
+@pytest.mark.parametrize("may_delete_images", [True, False])
+def test_the_delete_page_lists_what_djangos_own_listing_does_but_the_search_rows(
+    client, django_user_model, fruit_factory, add_image, may_delete_images
+):
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas", "Topas rot"])
+    images = [add_image(fruit), add_image(fruit, make_image_bytes("GIF"))]
+    user = django_user_model.objects.create_user("remover", is_staff=True)
+    codenames = ["view_fruit", "delete_fruit", *["delete_fruitimage"] * may_delete_images]
+    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
+    client.force_login(user)
+    delete_url = reverse("admin:catalog_fruit_delete", args=[fruit.pk])
+
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(delete_url)
+
+    request = RequestFactory().get(delete_url)
+    request.user = user
+    # Django's own listing of the same deletion (it reads the bytes to make it).
+    listed, counted, lacking, protected = get_deleted_objects([fruit], request, admin.site)
+    assert page.context["deleted_objects"] == without_rows_of(FruitSpelling, listed)
+    del counted[FruitSpelling._meta.verbose_name_plural]
+    assert dict(page.context["model_count"]) == counted
+    assert (
+        page.context["perms_lacking"]
+        == lacking
+        == (set() if may_delete_images else {"fruit image"})
+    )
+    assert page.context["protected"] == protected == []
+    assert selected_blob_columns(queries.captured_queries) == set()
+    if may_delete_images:
+        for image in images:
+            url = reverse("admin:catalog_fruitimage_change", args=[image.pk])
+            assert f'Fruit image: <a href="{url}">{image}</a>' in page.text
+        assert "Fruit synonym: Topas rot" in page.text
+    else:
+        assert "Cannot delete fruit" in page.text
+        assert client.post(delete_url, {"post": "yes"}).status_code == 403
+        assert FruitImage.objects.count() == 2
+
+
+def test_an_image_delete_page_lists_the_image_and_deletes_it_without_reading_bytes(
+    admin_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz")
+    image, kept = add_image(fruit), add_image(fruit, make_image_bytes("GIF"))
+    delete_url = reverse("admin:catalog_fruitimage_delete", args=[image.pk])
+
+    with CaptureQueriesContext(connection) as queries:
+        page = admin_client.get(delete_url)
+        response = admin_client.post(delete_url, {"post": "yes"})
+
+    url = reverse("admin:catalog_fruitimage_change", args=[image.pk])
+    assert page.context["deleted_objects"] == [f'Fruit image: <a href="{url}">{image}</a>']
+    assert response.status_code == 302
+    assert list(FruitImage.objects.all()) == [kept]
     assert selected_blob_columns(queries.captured_queries) == set()
 
 

@@ -3,7 +3,10 @@
 import re
 
 import pytest
+from django.contrib import admin
+from django.contrib.admin.utils import get_deleted_objects
 from django.contrib.messages import constants as message_levels
+from django.test import RequestFactory
 from django.urls import reverse
 
 from core.testing.admin_pages import (
@@ -531,6 +534,72 @@ def test_deleting_a_publication_takes_its_links_and_images_without_reading_bytes
     assert response.status_code == 302
     assert not Publication.objects.exists()
     assert not PublicationFruitImage.objects.exists()
+
+
+def django_listing(obj, user):
+    """Django's own listing of what deleting `obj` takes along (it reads bytes to make it)."""
+    request = RequestFactory().get("/")
+    request.user = user
+    return get_deleted_objects([obj], request, admin.site)
+
+
+@pytest.mark.parametrize("deleted", ["publication", "link"])
+def test_a_delete_page_lists_what_djangos_own_listing_does_without_reading_bytes(
+    admin_client, admin_user, publication_factory, fruit_factory, link_fruit,
+    add_publication_image, reads_no_bytes, deleted,
+):  # fmt: skip
+    publication = publication_factory(title="Pomona", cover_data=make_object_png())
+    link = link_fruit(publication, fruit_factory(name="Boskoop"), pdf=make_pdf_bytes())
+    images = [add_publication_image(link), add_publication_image(link)]
+    obj = publication if deleted == "publication" else link
+    delete_url = reverse(f"admin:publications_{obj._meta.model_name}_delete", args=[obj.pk])
+
+    with reads_no_bytes():
+        page = admin_client.get(delete_url)
+
+    listed, counted, lacking, protected = django_listing(obj, admin_user)
+    assert page.context["deleted_objects"] == listed
+    assert dict(page.context["model_count"]) == counted
+    assert page.context["perms_lacking"] == lacking == set()
+    assert page.context["protected"] == protected == []
+    assert f'<a href="{link_url(link)}">{link}</a>' in page.text
+    for image in images:
+        url = reverse("admin:publications_publicationfruitimage_change", args=[image.pk])
+        assert f'<a href="{url}">{image}</a>' in page.text
+
+
+def test_the_protected_links_of_a_fruit_are_listed_as_django_lists_them(
+    admin_client, admin_user, publication_factory, fruit_factory, link_fruit, reads_no_bytes
+):
+    fruit = fruit_factory(name="Boskoop")
+    links = [link_fruit(publication_factory(), fruit, pdf=make_pdf_bytes()) for _ in range(2)]
+
+    with reads_no_bytes():
+        page = admin_client.get(reverse("admin:catalog_fruit_delete", args=[fruit.pk]))
+
+    assert page.context["protected"] == django_listing(fruit, admin_user)[3]
+    for link in links:
+        assert f'<a href="{link_url(link)}">{link}</a>' in page.text
+
+
+def test_an_image_delete_page_lists_the_image_and_deletes_it_without_reading_bytes(
+    admin_client, publication_factory, fruit_factory, link_fruit, add_publication_image,
+    reads_no_bytes,
+):  # fmt: skip
+    link = link_fruit(publication_factory(title="Pomona"), fruit_factory(name="Boskoop"))
+    image, kept = add_publication_image(link), add_publication_image(link)
+    delete_url = reverse("admin:publications_publicationfruitimage_delete", args=[image.pk])
+
+    with reads_no_bytes():
+        page = admin_client.get(delete_url)
+        response = admin_client.post(delete_url, {"post": "yes"})
+
+    url = reverse("admin:publications_publicationfruitimage_change", args=[image.pk])
+    assert page.context["deleted_objects"] == [
+        f'Publication fruit image: <a href="{url}">{image}</a>'
+    ]
+    assert response.status_code == 302
+    assert list(PublicationFruitImage.objects.all()) == [kept]
 
 
 def test_the_inline_edits_citations_and_search_follows_the_name_in_source(

@@ -5,13 +5,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ErrorDetail
+from rest_framework.exceptions import ErrorDetail, NotFound
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -91,8 +92,8 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
     upload costs about the longer of the two rather than their sum (`make bench`, "An upload").
     The row and its thumbnail commit together, and a thumbnail that cannot be made rolls the row
     back (400). The parent is locked in the transaction, so an image never lands on a parent
-    deleted meanwhile (`DoesNotExist`: a 404), and two uploads of the same bytes cannot both
-    pass the duplicate check.
+    deleted meanwhile (a 404), and two uploads of the same bytes cannot both pass the duplicate
+    check.
     """
     max_pixels = settings.FRUITCATALOG_MAX_IMAGE_PIXELS
     try:
@@ -105,7 +106,10 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
     pending = THUMBNAILER.submit(imaging.inspect_and_thumbnail_sized, data, max_pixels=max_pixels)
     try:
         with transaction.atomic():
-            image.lock_parent()
+            try:
+                image.lock_parent()
+            except ObjectDoesNotExist:  # the parent's `DoesNotExist`: deleted meanwhile
+                raise NotFound from None
             image.store(data, info=info)
             duplicate = image.duplicate_id()
             if duplicate is not None:
@@ -123,8 +127,11 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
 @transaction.atomic
 def image_set_details(image, details: dict) -> None:
     """Change an image's details (`ImageDetailsSerializer`'s fields); the image is locked first,
-    so a deleted one raises `DoesNotExist` (a 404) rather than being stored again."""
-    lock_row(type(image), image.pk)
+    so one deleted meanwhile is a 404 rather than being stored again."""
+    try:
+        lock_row(type(image), image.pk)
+    except type(image).DoesNotExist:
+        raise NotFound from None
     for name, value in details.items():
         setattr(image, name, value)
     image.save(update_fields=[*details, "updated_at"])

@@ -10,14 +10,13 @@ follow the catalog's own, a query a chunk, and their providers' changes date the
 
 import csv
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db.models import Max
 from django.urls import reverse
 
 from catalog.columns import extra_columns, extra_last_modified, extra_values
 from catalog.models import Deletion, Fruit, FruitImage
-from catalog.serializers import iso_timestamp
 from core.db.deadlines import keyset_chunks
 
 # The catalog's own columns; other apps' (`extra_columns()`) follow them.
@@ -64,7 +63,7 @@ def in_chunks(queryset) -> Iterator[list]:
 
 def iso(moment: datetime) -> str:
     """An instant as ISO 8601 in UTC ("2026-11-27T01:46:00.123456Z"), as the API writes it."""
-    return iso_timestamp(moment, None)
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
 def fruit_page_url(request) -> Callable[[int], str]:

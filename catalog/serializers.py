@@ -1,10 +1,6 @@
 """JSON representations of fruits and their images."""
 
-from datetime import UTC
-
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.utils import timezone
-from django.utils.functional import cached_property
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
@@ -45,18 +41,6 @@ class BoundedListField(serializers.ListField):
         if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
-
-
-def iso_timestamp(value, zone) -> str:
-    """An aware datetime as DRF's `DateTimeField` represents it: ISO 8601 in `zone`, UTC as Z.
-
-    `zone` None is UTC, the service's usual time zone: the naive UTC time's text and a Z, half
-    the cost of converting to a `ZoneInfo` and trimming its offset.
-    """
-    if zone is None:
-        return value.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
-    text = value.astimezone(zone).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 class ImageInfoSerializer(ThumbnailedImageSerializer):
@@ -185,38 +169,6 @@ class FruitSerializer(TextModelSerializer):
         thumbnail = fruit.card_thumbnail
         return None if thumbnail is None else absolute_url(self, thumbnail.url)
 
-    @cached_property
-    def _time_zone(self):
-        """The current time zone (None for UTC), looked up once per serializer (once a page)."""
-        zone = timezone.get_current_timezone()
-        return None if getattr(zone, "key", None) in ("UTC", "Etc/UTC") else zone
-
-    def to_representation(self, instance):
-        """What DRF's field-by-field representation gives, built directly.
-
-        A list page represents every row, and DRF's generic loop (binding the fields, then each
-        field's lookup and checks, the current time zone looked up for each timestamp) cost
-        several times this (docs/performance.md, "The list's representation"). A test compares
-        the two representations field by field, so a field added to `Meta.fields` must be added
-        here.
-        """
-        zone = self._time_zone
-        names = instance.name_records
-        return {
-            "id": instance.pk,
-            "catalog_number": instance.catalog_number,
-            "name": instance.name,
-            "type": str(instance.type),
-            "synonyms": [record["name"] for record in names],
-            "names": names,
-            "thumbnail_url": self.get_thumbnail_url(instance),
-            "card_image_id": instance.chosen_card_image_id,
-            "image_count": instance.image_count,
-            "matched_name": getattr(instance, "matched_name", None),
-            "created_at": iso_timestamp(instance.created_at, zone),
-            "updated_at": iso_timestamp(instance.updated_at, zone),
-        }
-
     def validate_catalog_number(self, value):
         if value is None and self.instance is not None and self.instance.catalog_number is not None:
             raise serializers.ValidationError("A catalog number cannot be set back to null.")
@@ -320,15 +272,6 @@ class FruitDetailSerializer(FruitSerializer):
 
     class Meta(FruitSerializer.Meta):
         fields = [*FruitSerializer.Meta.fields, "images", "relations", "related"]
-
-    def to_representation(self, instance):
-        """The list's representation (`FruitSerializer`), the images' metadata, the relations."""
-        representation = super().to_representation(instance)
-        images = self.fields["images"]
-        representation["images"] = images.to_representation(images.get_attribute(instance))
-        representation["relations"] = instance.relation_records
-        representation["related"] = instance.related_records
-        return representation
 
     def validate(self, attrs):
         attrs = super().validate(attrs)

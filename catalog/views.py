@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from django.db.models import ProtectedError
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -12,6 +13,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import permissions, serializers, status, viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from blobs.parsers import SPREADSHEET_UPLOAD_PARSERS
@@ -33,6 +35,7 @@ from catalog.serializers import FruitDetailSerializer, FruitSerializer, ImageInf
 from catalog.services import fruit_create, fruit_delete, fruit_update
 from core.db.ids import ID_PATTERN
 from core.idempotency.mixins import IDEMPOTENCY_PARAMETERS, IdempotentCreateMixin
+from core.rest.exceptions import Conflict, protection_message
 from core.rest.files import NOT_MODIFIED, StreamedFileView
 from core.rest.pagination import PageNumberPagination
 from core.rest.viewsets import ReadBackMixin
@@ -114,7 +117,12 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
         return FruitSerializer if self.action == "list" else self.detail_serializer_class
 
     def perform_destroy(self, instance):
-        fruit_delete(fruit=instance)
+        try:
+            fruit_delete(fruit=instance)
+        except Fruit.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it
+        except ProtectedError as error:  # publications still link it
+            raise Conflict(protection_message(error)) from None
 
     def write(self, serializer):
         data = dict(serializer.validated_data)
@@ -122,7 +130,10 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
             data["card_image_id"] = data.pop("chosen_card_image_id")
         if serializer.instance is None:
             return fruit_create(**data)
-        return fruit_update(fruit=serializer.instance, **data)
+        try:
+            return fruit_update(fruit=serializer.instance, **data)
+        except Fruit.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it: never stored again
 
 
 @image_viewset_schema(

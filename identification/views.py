@@ -1,6 +1,7 @@
 """HTTP views of identification: the characteristics, and identify."""
 
 import django_filters
+from django.db import IntegrityError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -9,13 +10,14 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import permissions, serializers, viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from catalog.exports import fruit_page_url
-from catalog.models import FruitType
+from catalog.models import FruitImage, FruitType
 from core.db.ids import ID_PATTERN
-from core.rest.exceptions import Conflict
+from core.rest.exceptions import ConcurrentChange, Conflict
 from core.rest.viewsets import ReadBackMixin
 from identification.identify import LIMIT_DEFAULT, LIMIT_MAX, identify
 from identification.models import Characteristic
@@ -84,9 +86,29 @@ class CharacteristicViewSet(ReadBackMixin, viewsets.ModelViewSet):
             )
         except StateInUse as error:
             raise Conflict(str(error)) from None
+        except Characteristic.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it: never stored again
+        except IntegrityError:
+            if not changed_since_checked(characteristic, states):
+                raise
+            raise ConcurrentChange from None
 
     def perform_destroy(self, instance):
-        characteristic_delete(characteristic=instance)
+        try:
+            characteristic_delete(characteristic=instance)
+        except Characteristic.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it
+
+
+def changed_since_checked(characteristic: Characteristic, states: list[dict] | None) -> bool:
+    """Whether another request's write, since the serializer checked this one, explains why the
+    database refused it: its code taken by another characteristic, or an image one of its states
+    shows deleted."""
+    others = Characteristic.objects.exclude(pk=characteristic.pk)
+    if others.filter(code=characteristic.code).exists():
+        return True
+    image_ids = {state["image_id"] for state in states or () if state["image_id"] is not None}
+    return FruitImage.objects.filter(pk__in=image_ids).count() < len(image_ids)
 
 
 FRUIT_SUMMARY = inline_serializer(

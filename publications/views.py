@@ -98,10 +98,16 @@ class PublicationViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelVie
     def write(self, serializer):
         if serializer.instance is None:
             return serializer.save()
-        return publication_update(publication=serializer.instance, **serializer.validated_data)
+        try:
+            return publication_update(publication=serializer.instance, **serializer.validated_data)
+        except Publication.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it: never stored again
 
     def perform_destroy(self, instance):
-        publication_delete(publication=instance)
+        try:
+            publication_delete(publication=instance)
+        except Publication.DoesNotExist:
+            raise NotFound from None  # deleted since this request found it
 
 
 class StoredFileViewSet(UploadsMixin, PublicationChildMixin, viewsets.GenericViewSet):
@@ -109,7 +115,8 @@ class StoredFileViewSet(UploadsMixin, PublicationChildMixin, viewsets.GenericVie
 
     A subclass names the read of its bytes (`byte_read`), the upload's field and check (the
     API's and the admin's one rule), how the bytes are stored (`store(row, data)`; `None`
-    removes them), whether the row has them, and what a PUT answers.
+    removes them; a row deleted meanwhile raises its `DoesNotExist`, a 404), whether the row has
+    them, and what a PUT answers.
     """
 
     byte_read: ByteRead
@@ -137,15 +144,22 @@ class StoredFileViewSet(UploadsMixin, PublicationChildMixin, viewsets.GenericVie
             self.validate_upload(data)
         except DjangoValidationError as error:
             raise as_field_error(self.upload_field, error) from None
-        self.store(row, data)
+        self.store_or_404(row, data)
         return Response(self.represent(row))
 
     def destroy(self, request, *args, **kwargs):
         row = self.get_object()
         if not self.has_file(row):
             raise NotFound
-        self.store(row, None)
+        self.store_or_404(row, None)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def store_or_404(self, row, data: bytes | None) -> None:
+        """`store`, a 404 when the row was deleted since this request found it."""
+        try:
+            self.store(row, data)
+        except type(row).DoesNotExist:
+            raise NotFound from None
 
 
 @extend_schema_view(
@@ -208,7 +222,9 @@ class PublicationCoverViewSet(StoredFileViewSet):
 
     def represent(self, row):
         """The publication as its representation needs it (links prefetched, no bytes)."""
-        return self.get_serializer(Publication.objects.with_list_data().get(pk=row.pk)).data
+        return self.get_serializer(
+            get_object_or_404(Publication.objects.with_list_data(), pk=row.pk)
+        ).data
 
 
 @extend_schema(parameters=[PUBLICATION_ID])
@@ -248,10 +264,13 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
         citation = self.citation(request)
         if citation and not request.user.has_perm("publications.change_publicationfruit"):
             self.permission_denied(request, "Changing a citation needs change_publicationfruit.")
-        link, created = publication_link_fruit(
-            publication=publication, fruit=fruit, citation=citation
-        )
-        body = self.get_serializer(self.get_queryset().get(pk=link.pk)).data
+        try:
+            link, created = publication_link_fruit(
+                publication=publication, fruit=fruit, citation=citation
+            )
+        except (Publication.DoesNotExist, Fruit.DoesNotExist):
+            raise NotFound from None  # one of them deleted since this request found it
+        body = self.get_serializer(get_object_or_404(self.get_queryset(), pk=link.pk)).data
         if not created:
             return Response(body)
         location = request.build_absolute_uri(link.get_absolute_url())
@@ -267,8 +286,13 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
     def partial_update(self, request, *args, **kwargs):
         self.get_publication()
         link = self.get_object()
-        publication_cite(link=link, citation=self.citation(request))
-        return Response(self.get_serializer(self.get_queryset().get(pk=link.pk)).data)
+        citation = self.citation(request)
+        try:
+            publication_cite(link=link, citation=citation)
+        except PublicationFruit.DoesNotExist:
+            raise NotFound from None  # unlinked since this request found it
+        body = self.get_serializer(get_object_or_404(self.get_queryset(), pk=link.pk)).data
+        return Response(body)
 
     @staticmethod
     def citation(request) -> dict:
@@ -348,7 +372,9 @@ class PublicationFruitDescriptionViewSet(StoredFileViewSet):
 
     def represent(self, row):
         """The link's representation (fruit and image count read again, no bytes)."""
-        return self.get_serializer(PublicationFruit.objects.with_list_data().get(pk=row.pk)).data
+        return self.get_serializer(
+            get_object_or_404(PublicationFruit.objects.with_list_data(), pk=row.pk)
+        ).data
 
 
 @image_viewset_schema(

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import IntegrityError, OperationalError, connection, connections
+from django.db import OperationalError, connection, connections
 from django.test.client import encode_multipart
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -141,11 +141,17 @@ def test_an_answer_of_5xx_is_not_kept(curator_client, monkeypatch):
     assert post_fruit(curator_client, "retry-me").status_code == 201
 
 
+class Deadlock(Exception):
+    """What psycopg raises when PostgreSQL ends a deadlock by rolling one transaction back."""
+
+    sqlstate = "40P01"
+
+
 def test_a_try_again_answer_is_not_kept(curator_client, monkeypatch):
     from catalog import views
 
     def lose_a_race(**fields):
-        raise IntegrityError("duplicate key value violates unique constraint")
+        raise OperationalError("deadlock detected") from Deadlock()
 
     monkeypatch.setattr(views, "fruit_create", lose_a_race)
     assert post_fruit(curator_client, "raced").status_code == 409

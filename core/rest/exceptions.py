@@ -1,11 +1,18 @@
-"""One exception handler: every error the API raises answers in DRF's shapes, never as a 5xx."""
+"""One exception handler: the API's expected errors answer in DRF's shapes; a bug is a 500.
+
+Races a write can lose (a row deleted while the request worked on it, a unique value taken
+meanwhile, a delete blocked by links) are expected only where the services document them: the
+views translate those into `NotFound`, `ConcurrentChange` or `Conflict` there. The handler adds
+what is the same everywhere: Django's validation errors and 404s, request limits, an unreachable
+database (503) and a transaction the database rolled back to resolve a deadlock (409).
+"""
 
 import logging
 
 from django.conf import settings
-from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -45,6 +52,13 @@ class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "The change would lose linked data."
     default_code = "conflict"
+
+
+class ConcurrentChange(Conflict):
+    """The write lost a race the row locks do not order (two inserts of one unique value at
+    once, a deadlock): the database kept nothing of it, and it may simply be sent again."""
+
+    default_detail = "The change conflicts with a concurrent change; try it again."
 
 
 def protection_message(error: ProtectedError | RestrictedError) -> str:
@@ -108,18 +122,16 @@ def database_error_response(error: Exception, path: str) -> JsonResponse:
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus Django's validation, protection, race, database and request errors."""
+    """DRF's handler, plus Django's validation, 404, lost race, database and request errors.
+
+    Anything else (an `IntegrityError` or `DoesNotExist` no view expected among them) is left
+    to Django: a 500, logged with its traceback.
+    """
     if is_unavailable(exc):
         request = context.get("request")
         return database_error_response(exc, request.path if request is not None else "")
-    if isinstance(exc, (ProtectedError, RestrictedError)):  # IntegrityErrors: checked first
-        exc = Conflict(protection_message(exc))
-    elif isinstance(exc, IntegrityError) or is_lost_race(exc):
-        # A write that lost a race the row locks do not cover (say, two inserts of one unique
-        # value at once): the database kept nothing of it.
-        exc = Conflict("The change conflicts with a concurrent change; try it again.")
-    elif isinstance(exc, ObjectDoesNotExist):
-        exc = exceptions.NotFound()  # the row was deleted while the request worked on it
+    if is_lost_race(exc):
+        exc = ConcurrentChange()
     elif isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}

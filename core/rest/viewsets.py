@@ -1,5 +1,6 @@
 """Behaviour shared by the domain apps' resource viewsets."""
 
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 
@@ -8,7 +9,8 @@ class ReadBackMixin:
 
     The saved instance lacks the list annotations and prefetches the representation needs; a
     create also answers with the new row's `Location`. Subclasses store through their services
-    in `write()`, whose Django `ValidationError`s the exception handler answers as 400s.
+    in `write()`, whose Django `ValidationError`s the exception handler answers as 400s. A row
+    deleted between the write's commit and the read back is a 404.
     """
 
     def write(self, serializer):
@@ -16,7 +18,7 @@ class ReadBackMixin:
         return serializer.save()
 
     def perform_create(self, serializer):
-        serializer.instance = self.get_queryset().get(pk=self.write(serializer).pk)
+        serializer.instance = get_object_or_404(self.get_queryset(), pk=self.write(serializer).pk)
 
     perform_update = perform_create
 

@@ -4,17 +4,20 @@ DRF's exception handler answers the API's views (JSON). This covers everything e
 site and the admin get an HTML 503 page in the site's style, other paths under /api/ the API's
 JSON 503; both carry `Retry-After`. Views' errors reach the middleware below (one log line, no
 traceback); errors of other middleware (a session saved while logging in) reach Django's 500
-handler, `server_error`, which answers them the same way.
+handler, `server_error`, which answers them the same way. Any other error is a bug: Django logs
+its traceback and `server_error` answers 500, as JSON in DRF's shape under /api/.
 """
 
 import sys
 
 from django.http import HttpResponse
 from django.views import defaults
+from rest_framework.exceptions import APIException
 
 from core.rest.exceptions import (
     RETRY_AFTER_SECONDS,
     database_error_response,
+    error_response,
     is_unavailable,
     log_unavailable,
 )
@@ -54,4 +57,6 @@ def server_error(request):
         if request.path_info.startswith("/api/"):
             return database_error_response(error, request.path)
         return unavailable_page(request, error)
+    if request.path_info.startswith("/api/"):
+        return error_response(APIException())  # {"detail": "A server error occurred."}
     return defaults.server_error(request)

@@ -27,19 +27,17 @@ class CoreConfig(AppConfig):
 
 
 def connect_request_deadlines() -> None:
-    """Arm each request's database deadline before Django checks a reused connection.
+    """Arm each request's database deadline when it starts and disarm it when it ends.
 
-    Django connects `close_old_connections` (which runs that check, a query) to
-    `request_started` when `django.db` is imported; receivers run in the order they were
-    connected, so it is connected again after `arm`. At `request_finished` the deadline is
-    disarmed after Django has closed what it closes.
+    Django's `close_old_connections` was connected to both signals when `django.db` was
+    imported, so it runs before these. At `request_finished` it checks a connection that saw an
+    error, still under the request's deadline; so at `request_started` it has nothing to check,
+    only aged connections to close, and the check of a reused connection waits for its first
+    use in the request, under the new deadline.
     """
     from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
 
     from core.db.deadlines import arm_for_request, disarm_after_request
 
-    request_started.disconnect(close_old_connections)
     request_started.connect(arm_for_request, dispatch_uid="arm-database-deadline")
-    request_started.connect(close_old_connections)
     request_finished.connect(disarm_after_request, dispatch_uid="disarm-database-deadline")

@@ -4,12 +4,12 @@ Every deploy setting is read from the environment here and nowhere else (twelve-
 file is not required. See README.md, "Configuration".
 """
 
-import os
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote, unquote
 
-import dj_database_url
+import environ
 from corsheaders.defaults import default_headers as default_cors_headers
 from django.core.exceptions import ImproperlyConfigured
 
@@ -18,41 +18,58 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VERSION = "0.1.0"
 
 
-def env_bool(name: str, default: bool) -> bool:
-    """Read a boolean from the environment: 1/true/yes/on (any case) are true."""
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+class Environment(environ.Env):
+    """django-environ's reader, held to what these settings have always accepted.
+
+    A blank number, boolean or URL keeps its default; strings and lists are taken as written.
+    A value is never read as the name of another variable (django-environ reads `$NAME` so, and
+    a generated secret key may start with `$`). Booleans are 1/true/yes/on or 0/false/no/off in
+    any case, list items are trimmed, and a value that does not parse stops start-up with an
+    error naming its variable.
+    """
+
+    BOOLEANS = dict.fromkeys(("1", "true", "yes", "on"), True) | dict.fromkeys(
+        ("0", "false", "no", "off"), False
+    )
+    KINDS = {bool: "1/true/yes/on or 0/false/no/off", int: "an integer", float: "a number"}
+
+    def get_value(self, var, cast=None, default=environ.Env.NOTSET, parse_default=False):
+        value = self.ENVIRON.get(var)
+        if value is None or (cast not in (str, list) and not value.strip()):
+            if default is self.NOTSET:
+                raise ImproperlyConfigured(f"Set the {var} environment variable.")
+            return self.parse_value(default, cast) if parse_default else default
+        try:
+            return self.parse_value(value, cast)
+        except ValueError:
+            kind = self.KINDS.get(cast, "valid")
+            raise ImproperlyConfigured(f"{var} must be {kind}, got {value!r}.") from None
+
+    @classmethod
+    def parse_value(cls, value, cast):
+        if cast is bool:
+            try:
+                return cls.BOOLEANS[value.strip().lower()]
+            except KeyError:
+                raise ValueError(value) from None
+        if cast is list:
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return super().parse_value(value, cast)
 
 
-def env_list(name: str, default: str) -> list[str]:
-    """Read a comma-separated list from the environment, ignoring blanks."""
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+env = Environment()
 
-
-def env_int(name: str, default: int) -> int:
-    """Read an integer from the environment, failing loudly on garbage."""
-    value = os.environ.get(name, "")
-    if value.strip() == "":
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}.") from None
-
-
-DEBUG = env_bool("DJANGO_DEBUG", False)
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
 # Required with debug off: gunicorn refuses to start without it (gunicorn.conf.py). Commands that
 # sign nothing (migrate, makemigrations, collectstatic, backfill_thumbnails) run without it;
 # Django raises wherever an empty key would be used.
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY and DEBUG:
     SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"  # noqa: S105
 
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -124,15 +141,25 @@ TEMPLATES = [
 WSGI_APPLICATION = "fruitcatalog.wsgi.application"
 
 DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        # Persistent connections (checked before reuse): a new connection per request cost more
-        # than the rest of a thumbnail read.
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+    "default": env.db_url(
+        "DATABASE_URL", default=f"sqlite:///{quote(str(BASE_DIR / 'db.sqlite3'))}"
     )
 }
-# Nothing waits on the database for long (docs/operations.md, "When the database does not answer"):
+if not DATABASES["default"]:
+    raise ImproperlyConfigured(
+        "DATABASE_URL must be a database URL such as postgres://user@host:5432/name, "
+        f"got {env.str('DATABASE_URL', default='')!r}."
+    )
+DATABASES["default"].update(
+    # Persistent connections (checked before reuse): a new connection per request cost more
+    # than the rest of a thumbnail read.
+    CONN_MAX_AGE=env.int("DATABASE_CONN_MAX_AGE", default=60),
+    CONN_HEALTH_CHECKS=True,
+    # libpq's URI names a socket directory percent-encoded (postgres://%2Frun%2Fpostgresql/name);
+    # django-environ leaves it encoded.
+    HOST=unquote(DATABASES["default"].get("HOST", "")),
+)
+# Nothing waits on the database for long (docs/operations.md, "Database timeouts"):
 # - opening a connection gives up after DATABASE_CONNECT_TIMEOUT;
 # - the server cancels a statement after DATABASE_STATEMENT_TIMEOUT_MS;
 # - a request's database waits end after DATABASE_REQUEST_TIMEOUT seconds in all, whatever the
@@ -140,10 +167,10 @@ DATABASES = {
 # - the kernel gives up on a peer that stops acknowledging (a partition) after
 #   DATABASE_TCP_USER_TIMEOUT_MS, and keepalives find idle connections to a vanished server.
 # All stay below gunicorn's worker timeout (30 s by default; the Dockerfile passes --timeout 60).
-DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2)  # seconds
-DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 20_000)
-DATABASE_REQUEST_TIMEOUT = float(os.environ.get("DATABASE_REQUEST_TIMEOUT", "25"))  # seconds
-DATABASE_TCP_USER_TIMEOUT_MS = env_int("DATABASE_TCP_USER_TIMEOUT_MS", 10_000)
+DATABASE_CONNECT_TIMEOUT = env.int("DATABASE_CONNECT_TIMEOUT", default=2)  # seconds
+DATABASE_STATEMENT_TIMEOUT_MS = env.int("DATABASE_STATEMENT_TIMEOUT_MS", default=20_000)
+DATABASE_REQUEST_TIMEOUT = env.float("DATABASE_REQUEST_TIMEOUT", default=25.0)  # seconds
+DATABASE_TCP_USER_TIMEOUT_MS = env.int("DATABASE_TCP_USER_TIMEOUT_MS", default=10_000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, aware of the request's database deadline (core/db/deadlines.py).
     DATABASES["default"]["ENGINE"] = "core.db.backends.postgresql"
@@ -159,11 +186,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "options": f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_MS} -c jit=off",
             # Parameters travel separately from the SQL, so uploaded bytes reach the server as
             # binary instead of doubled as hex text in the statement.
-            "server_side_binding": env_bool("DATABASE_SERVER_SIDE_BINDING", True),
+            "server_side_binding": env.bool("DATABASE_SERVER_SIDE_BINDING", default=True),
             # psycopg prepares a query on the server once it has run this often on a connection:
             # parsed and planned once, which pays for the short queries run on every request. 0
             # turns it off, as a transaction-pooling PgBouncer older than 1.21 needs.
-            "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5) or None,
+            "prepare_threshold": env.int("DATABASE_PREPARE_THRESHOLD", default=5) or None,
         }
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -174,7 +201,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             # locked"); they queue for up to `timeout` seconds instead. WAL lets reads go on
             # while one writer writes.
             "transaction_mode": "IMMEDIATE",
-            "timeout": env_int("DATABASE_SQLITE_TIMEOUT", 10),
+            "timeout": env.int("DATABASE_SQLITE_TIMEOUT", default=10),
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
@@ -198,8 +225,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Hashed, compressed, cache-forever names where `collectstatic` runs (the Docker image sets
 # DJANGO_STATIC_MANIFEST=1); plain names served from the app finders otherwise (`make run`, the
 # tests), so a fresh clone works with DEBUG on or off without a build step.
-_HAS_STATIC_MANIFEST = env_bool(
-    "DJANGO_STATIC_MANIFEST", (STATIC_ROOT / "staticfiles.json").exists()
+_HAS_STATIC_MANIFEST = env.bool(
+    "DJANGO_STATIC_MANIFEST", default=(STATIC_ROOT / "staticfiles.json").exists()
 )
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -218,23 +245,23 @@ if not STATIC_ROOT.exists():
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # Uploads: the service enforces its own limit on the whole body (blobs/parsers.py).
-FRUITCATALOG_MAX_UPLOAD_BYTES = env_int("FRUITCATALOG_MAX_UPLOAD_BYTES", 5 * 1024 * 1024)
+FRUITCATALOG_MAX_UPLOAD_BYTES = env.int("FRUITCATALOG_MAX_UPLOAD_BYTES", default=5 * 1024 * 1024)
 # Every other route (JSON writes, token, login forms): refused with 413 before being read.
-FRUITCATALOG_MAX_BODY_BYTES = env_int("FRUITCATALOG_MAX_BODY_BYTES", 1024 * 1024)
+FRUITCATALOG_MAX_BODY_BYTES = env.int("FRUITCATALOG_MAX_BODY_BYTES", default=1024 * 1024)
 # Keep accepted uploads in memory: they are stored in the database as bytes anyway.
 FILE_UPLOAD_MAX_MEMORY_SIZE = FRUITCATALOG_MAX_UPLOAD_BYTES
 # 50 megapixels: above any real fruit photograph, far below what a decompression bomb asks for.
-FRUITCATALOG_MAX_IMAGE_PIXELS = env_int("FRUITCATALOG_MAX_IMAGE_PIXELS", 50_000_000)
+FRUITCATALOG_MAX_IMAGE_PIXELS = env.int("FRUITCATALOG_MAX_IMAGE_PIXELS", default=50_000_000)
 # The Darwin Core Archive's dataset: its title and the licence of the catalog's data (GBIF
 # accepts CC0-1.0, CC-BY-4.0 and CC-BY-NC-4.0; each image states its own).
-FRUITCATALOG_DATASET_TITLE = os.environ.get("FRUITCATALOG_DATASET_TITLE", "Fruit Catalog")
-FRUITCATALOG_DATA_LICENSE = os.environ.get("FRUITCATALOG_DATA_LICENSE", "CC-BY-4.0")
+FRUITCATALOG_DATASET_TITLE = env.str("FRUITCATALOG_DATASET_TITLE", default="Fruit Catalog")
+FRUITCATALOG_DATA_LICENSE = env.str("FRUITCATALOG_DATA_LICENSE", default="CC-BY-4.0")
 # The longest a streamed export may take (a million fruits: about 26 s here); below gunicorn's
 # worker timeout (60 s in the Docker image), which would kill the worker instead.
-FRUITCATALOG_EXPORT_SECONDS = env_int("FRUITCATALOG_EXPORT_SECONDS", 50)
+FRUITCATALOG_EXPORT_SECONDS = env.int("FRUITCATALOG_EXPORT_SECONDS", default=50)
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
-FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
+FRUITCATALOG_BACKFILL_SECONDS = env.int("FRUITCATALOG_BACKFILL_SECONDS", default=10)
 # Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,
 # any other is revalidated (blobs/responses.py).
 
@@ -242,13 +269,13 @@ FRUITCATALOG_BACKFILL_SECONDS = env_int("FRUITCATALOG_BACKFILL_SECONDS", 10)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
-SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
-SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
-if env_bool("DJANGO_BEHIND_PROXY", False):
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+if env.bool("DJANGO_BEHIND_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
 
@@ -257,11 +284,11 @@ SILENCED_SYSTEM_CHECKS: list[str] = []
 
 # Shared counters (throttles, login lockouts): Redis when REDIS_URL is set, so that every app
 # server sees the same counts; otherwise this process's memory.
-if os.environ.get("REDIS_URL"):
+if redis_url := env.str("REDIS_URL", default=""):
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": os.environ["REDIS_URL"],
+            "LOCATION": redis_url,
             "KEY_PREFIX": "fruitcatalog",
             # Redis down must not take logins down for long: fail fast.
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
@@ -282,8 +309,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # the right password, until the cool-off has passed. Counted per address, not per username: a
 # per-username lock would let anyone lock a curator out.
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
-AXES_FAILURE_LIMIT = env_int("FRUITCATALOG_LOGIN_FAILURE_LIMIT", 10)
-AXES_COOLOFF_TIME = timedelta(seconds=env_int("FRUITCATALOG_LOGIN_COOLOFF_SECONDS", 900))
+AXES_FAILURE_LIMIT = env.int("FRUITCATALOG_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("FRUITCATALOG_LOGIN_COOLOFF_SECONDS", default=900))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 # A success does not wipe the address's failures: otherwise anyone with an account could guess
 # at others' passwords without limit, logging in as themselves between guesses.
@@ -296,7 +323,7 @@ AXES_VERBOSE = False
 # CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials
 # (core.apps); writes only from the origins listed here.
 CORS_URLS_REGEX = r"^/api/.*$"
-CORS_ALLOWED_ORIGINS = env_list("FRUITCATALOG_CORS_WRITE_ORIGINS", "")
+CORS_ALLOWED_ORIGINS = env.list("FRUITCATALOG_CORS_WRITE_ORIGINS", default=[])
 CORS_ALLOW_CREDENTIALS = False
 CORS_EXPOSE_HEADERS = [
     "ETag",
@@ -311,8 +338,8 @@ CORS_PREFLIGHT_MAX_AGE = 86400
 # Idempotent creates (core/idempotency): answers are kept this long per user and key,
 # and a claim whose request never answered (a killed worker) lapses after the longest a request
 # may take (gunicorn's timeout) plus a margin.
-IDEMPOTENCY_KEY_HOURS = env_int("FRUITCATALOG_IDEMPOTENCY_KEY_HOURS", 24)
-IDEMPOTENCY_CLAIM_SECONDS = env_int("FRUITCATALOG_IDEMPOTENCY_CLAIM_SECONDS", 90)
+IDEMPOTENCY_KEY_HOURS = env.int("FRUITCATALOG_IDEMPOTENCY_KEY_HOURS", default=24)
+IDEMPOTENCY_CLAIM_SECONDS = env.int("FRUITCATALOG_IDEMPOTENCY_CLAIM_SECONDS", default=90)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -333,15 +360,15 @@ REST_FRAMEWORK = {
     # How many proxies in front append to X-Forwarded-For (1 behind the shipped nginx): the
     # throttles and the login lockout (core.rest.throttling.client_address) count the client
     # address that many hops from the right; 0 trusts only REMOTE_ADDR.
-    "NUM_PROXIES": env_int("DJANGO_NUM_PROXIES", 0),
+    "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=0),
     # Throttles named by scope (core/rest/throttling.py); `None` switches one off.
     "DEFAULT_THROTTLE_RATES": {
-        "token_address": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", "20/minute"),
-        "token_username": os.environ.get("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", "10/minute"),
+        "token_address": env.str("FRUITCATALOG_TOKEN_RATE_PER_ADDRESS", default="20/minute"),
+        "token_username": env.str("FRUITCATALOG_TOKEN_RATE_PER_USERNAME", default="10/minute"),
         # Curators' uploads are bounded by cost, not by rate, unless this is set (say "600/hour").
-        "uploads": os.environ.get("FRUITCATALOG_UPLOAD_RATE_PER_USER", "") or None,
+        "uploads": env.str("FRUITCATALOG_UPLOAD_RATE_PER_USER", default="") or None,
         # A full export reads the whole catalog; harvesters revalidate (304s are not counted).
-        "exports": os.environ.get("FRUITCATALOG_EXPORT_RATE_PER_ADDRESS", "60/hour") or None,
+        "exports": env.str("FRUITCATALOG_EXPORT_RATE_PER_ADDRESS", default="60/hour") or None,
     },
     "URL_FORMAT_OVERRIDE": None,
 }
@@ -372,7 +399,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
     # django-axes logs every successful login at INFO; failures and lockouts are warnings.
     # pypdf warns about every repair it makes: a hostile file would flood the log.
     # Django's own loggers go to the root handler only: with DEBUG on, Django's default console

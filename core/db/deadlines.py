@@ -1,14 +1,16 @@
 """A bounded wait on a database that does not answer: each request's database time has a deadline.
 
-PostgreSQL's `statement_timeout` is enforced by the server, and `connect_timeout` covers only
-opening a connection. A server that hangs (frozen, or cut off by a partition whose packets are
-still acknowledged) answers neither, and a worker waiting on a persistent connection would wait
-for good, `/health` included. So each request arms a deadline over its thread's database
-connections (`arm`, on `request_started`, before Django's own health check of a reused
-connection) and disarms it when the request ends. One watchdog thread per process shuts down the
-sockets of connections whose deadline passed: the blocked call returns at once with the driver's
-`OperationalError`, which the API answers as a JSON 503 and the site as an HTML 503 page, and
-Django discards the broken connection when the request ends.
+The standard timeouts do not bound it. libpq's `connect_timeout` covers opening a connection,
+PostgreSQL's `statement_timeout` is enforced by a server that runs, and TCP keepalives and
+`tcp_user_timeout` by a peer that stops acknowledging. A server that hangs while its host still
+acknowledges (stopped, stuck on its disk, a hung proxy or pooler in front) answers none of them,
+and a worker waiting on a persistent connection would wait for good. So each request arms a
+deadline over its thread's database connections (`request_started`) and disarms it when the
+request ends (`request_finished`, after Django's own check of a connection that saw an error).
+One watchdog thread per process shuts down the sockets of connections whose deadline passed: the
+blocked call returns at once with the driver's `OperationalError`, which the API answers as a
+JSON 503 and the site as an HTML 503 page, and Django discards the broken connection when the
+request ends.
 
 Only the socket is shut down (never closed from here), so the connection object stays the
 request thread's to close; closing excludes the watchdog (`closing`, taken by the backend in
@@ -111,17 +113,9 @@ def _shut_down(wrapper, cut: set) -> None:
 WATCHDOG = Watchdog()
 
 
-# Health checks answer within 2 s (the contract): the request's own check of a reused
-# connection may take this long, the probe (`core.rest.health`) the rest.
-HEALTH_PATHS = ("/health", "/health/", "/api/v1/health", "/api/v1/health/")
-HEALTH_REQUEST_SECONDS = 0.5
-
-
-def arm_for_request(sender=None, environ=None, **kwargs) -> None:
-    """`request_started`: the request's database deadline (shorter for the health check)."""
-    path = (environ or {}).get("PATH_INFO", "")
-    seconds = HEALTH_REQUEST_SECONDS if path in HEALTH_PATHS else settings.DATABASE_REQUEST_TIMEOUT
-    WATCHDOG.arm(seconds)
+def arm_for_request(**kwargs) -> None:
+    """`request_started`: the request's database deadline."""
+    WATCHDOG.arm(settings.DATABASE_REQUEST_TIMEOUT)
 
 
 def renew_for_next_step() -> None:
@@ -132,7 +126,7 @@ def renew_for_next_step() -> None:
         WATCHDOG.arm(settings.DATABASE_REQUEST_TIMEOUT)
 
 
-def disarm_after_request(sender=None, **kwargs) -> None:
+def disarm_after_request(**kwargs) -> None:
     """`request_finished`: the request no longer waits on the database."""
     WATCHDOG.disarm()
 

@@ -37,7 +37,7 @@ HEALTH_RESPONSES = {
 }
 
 
-PROBE_WAIT_SECONDS = 1.2  # plus at most HEALTH_REQUEST_SECONDS (0.5 s) of the request's own check
+PROBE_WAIT_SECONDS = 1.2  # how long a health request waits for a probe's answer
 PROBE_DEADLINE_SECONDS = 5.0  # a probe's own bound: its connection is cut after this
 _probe_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="health-probe")
 _probe_lock = threading.Lock()

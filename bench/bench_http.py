@@ -31,8 +31,9 @@ repetitions; the ratio columns divide that row's req/s by the named row's for th
 nginx's answer to a second request just before the runs. A page's p99 through nginx shows its
 micro-cache's lock: the entry is gone when the page's next run starts (unread for a minute), and
 the connections that ask while gunicorn renders it wait for nginx's next look at the lock, every
-500 ms (a run that starts with the entry warm has a p99 of a few ms). Issue 19's targets follow
-the tables (benchmarks, not tests: a miss is reported, the exit status stays 0). Keep
+500 ms (a run that starts with the entry warm has a p99 of a few ms). The targets
+(docs/performance.md) follow the tables (benchmarks, not tests: a miss is reported, the exit
+status stays 0). Keep
 ``--connections`` at or under 20: the shipped nginx answers more requests in progress from one
 address with 429. ``DATABASE_CONN_MAX_AGE`` and the other ``DJANGO_*`` settings pass through from
 the environment.
@@ -69,7 +70,7 @@ BYTE_SERVERS = ["gunicorn", "nginx cache", "nginx static", "WhiteNoise"]
 BYTE_CASES = ["thumbnail, 200", "thumbnail, 304 (If-None-Match)", "large image, 200"]
 PAGE_SERVERS = ["gunicorn", "nginx"]
 PAGE_CASES = {"fruit list page": LIST_PATH, "public grid": GRID_PATH}
-# (case, server, over server, at least): issue 19's targets.
+# (case, server, over server, at least): the throughput targets of docs/performance.md.
 TARGETS = [
     ("thumbnail, 200", "nginx cache", "nginx static", 0.8),
     ("large image, 200", "nginx cache", "nginx static", 0.8),

@@ -4,7 +4,7 @@ Run with ``python bench/bench_search_quality.py`` (part of ``make bench``). It l
 varieties of ``catalog/tests/data/varieties.json`` into a throwaway SQLite database and a
 throwaway PostgreSQL database (``fruitcatalog_bench_quality``, next to the one ``DATABASE_URL``
 names), asks the queries of ``search_queries.json`` through the API, and prints the table
-docs/site.md shows, with the issue's floors. ``catalog/tests/test_search_quality.py`` asserts them.
+docs/site.md shows, with its floors. ``catalog/tests/test_search_quality.py`` asserts them.
 """
 
 from __future__ import annotations

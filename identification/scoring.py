@@ -88,7 +88,7 @@ def likelihood(char: Characteristic, answer: Iterable[int], values: Iterable[int
     mean = math.fsum(char.seen_as(answer, state) for state in shown) / len(shown)
     if values and char.ordinal and answer & set(shown):
         # A fruit shown in many states averages its one match with many misses, which could
-        # fall below a near miss of a fruit shown in one state; the contract ranks a match
+        # fall below a near miss of a fruit shown in one state; the ranking puts a match
         # above a near miss whatever the number of states, so a match never scores below one.
         mean = max(mean, SLIP[char.reliability] * NEAR_FACTOR * (1 + 1e-9))
     return mean

@@ -73,7 +73,7 @@ FUZZ_SETTINGS = hypothesis_settings(
 )
 
 
-# The contract's own rules: no 5xx, documented statuses, content types, headers and bodies.
+# The schema's own rules: no 5xx, documented statuses, content types, headers and bodies.
 # (Schema-valid input can still break a business rule, e.g. wrong credentials or a duplicate
 # synonym, so "valid data is accepted" is not among them.)
 CHECKS = [

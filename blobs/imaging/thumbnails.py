@@ -1,4 +1,4 @@
-"""Content-cropped JPEG thumbnails of accepted images, per the contract's five rules.
+"""Content-cropped JPEG thumbnails of accepted images: oriented, cropped to the content, small.
 
 Decode (at the smallest JPEG DCT scale that still gives the thumbnail), apply the EXIF
 orientation, find the non-background box, pad, scale, flatten on white and encode. Pure: bytes in,
@@ -54,7 +54,7 @@ def make_thumbnail(
     max_side: int = THUMBNAIL_MAX_SIDE,
     padding: int = THUMBNAIL_PADDING,
 ) -> bytes:
-    """JPEG thumbnail cropped to the image's content, per the contract; no EXIF, no ICC profile."""
+    """JPEG thumbnail cropped to the image's content; no EXIF, no ICC profile."""
     return inspect_and_thumbnail(data, max_pixels=max_pixels, max_side=max_side, padding=padding)[1]
 
 

@@ -1,4 +1,4 @@
-"""Tests of `blobs.imaging`: validation, inspection, the thumbnail contract; no DB."""
+"""Tests of `blobs.imaging`: validation, inspection, the thumbnail's rules; no DB."""
 
 import contextlib
 import io
@@ -150,10 +150,10 @@ def cmyk_profile(cyan_as):
     return icc_profile(b"prtrCMYKLab ", white_point, tags)
 
 
-# --- the contract -----------------------------------------------------------------------------
+# --- the rules' worked examples ------------------------------------------------------------
 
 
-def test_contract_example_red_rectangle_gives_210_square_thumbnail():
+def test_worked_example_red_rectangle_gives_210_square_thumbnail():
     thumbnail = decode(make_thumbnail(red_rectangle_png()))
 
     assert thumbnail.format == "JPEG"
@@ -165,7 +165,7 @@ def test_contract_example_red_rectangle_gives_210_square_thumbnail():
     assert close_to(thumbnail.getpixel((209, 209)), WHITE, 32)
 
 
-def test_contract_example_crops_x_195_to_404_and_y_95_to_304():
+def test_worked_example_crops_x_195_to_404_and_y_95_to_304():
     image, box = render(red_rectangle_png())
 
     assert box == (195, 95, 405, 305)

@@ -411,7 +411,7 @@ def test_malformed_chunked_body_is_400_not_500(anon_client):
     assert response.json() == {"detail": "Malformed chunked request body."}
 
 
-# Every upload's cost is bounded (issue 8): what would cost more than the budget is a 400 naming
+# Every upload's cost is bounded: what would cost more than the budget is a 400 naming
 # the limit, decided from the file's structure before anything is decoded.
 
 

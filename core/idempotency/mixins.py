@@ -1,6 +1,6 @@
 """The viewset side of idempotent creates: claim the key, answer a retry, store the answer.
 
-The contract: a create sent with `Idempotency-Key` (1 to 255 visible ASCII characters) by the same
+The rule: a create sent with `Idempotency-Key` (1 to 255 visible ASCII characters) by the same
 user within `IDEMPOTENCY_KEY_HOURS` is processed once; a retry gets the first answer again with
 `Idempotent-Replayed: true`. The same key with another method, path or body is a 422, a retry
 while the first is still processed a 409. Answers of 5xx are not stored, so the retry runs again.

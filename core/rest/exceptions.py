@@ -137,7 +137,7 @@ def exception_handler(exc, context):
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         )
     elif isinstance(exc, Http404):
-        exc = exceptions.NotFound()  # one message for every 404, as the contract shows
+        exc = exceptions.NotFound()  # one message for every 404, as the API documents
     elif isinstance(exc, RequestDataTooBig):
         exc = UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     elif isinstance(exc, SuspiciousOperation):

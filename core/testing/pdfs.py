@@ -98,7 +98,7 @@ def with_startxref(data: bytes, value: bytes) -> bytes:
     return data[: data.rindex(b"startxref")] + b"startxref\n" + value + b"\n%%EOF\n"
 
 
-# The hostile PDFs at full size, for bench/bench_hostile.py (CPU and memory of each).
+# The hostile PDFs at full size, for bench/bench_hostile.py (CPU and memory of each).
 HOSTILE_PDFS = {
     "object stream inflating to 74 MB of whitespace": lambda: object_stream_pdf(
         ONE_PAGE, padding=b" " * 74_000_000

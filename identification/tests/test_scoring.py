@@ -1,4 +1,4 @@
-"""The identification's scoring: the contract's ranking rules, on the pure module."""
+"""The identification's scoring: its ranking rules, on the pure module."""
 
 import ast
 from pathlib import Path

@@ -395,7 +395,7 @@ def test_pdf_writes_need_change_publication(
     assert not PublicationFruit.objects.get().has_description
 
 
-# Every upload's cost is bounded (issue 8): a cover is decoded like a fruit image, so what would
+# Every upload's cost is bounded: a cover is decoded like a fruit image, so what would
 # cost more than the budget is a 400 naming the limit, before anything is decoded.
 
 

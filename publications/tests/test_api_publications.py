@@ -18,7 +18,7 @@ KEYS = {
     "year",
     "description",
     "has_cover",
-    "cover_thumbnail_url",  # an addition to the contract: the 300 px thumbnail pages show
+    "cover_thumbnail_url",  # the 300 px thumbnail pages show
     "cover_url",
     "cover_width",
     "cover_height",

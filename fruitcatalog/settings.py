@@ -256,8 +256,8 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env.int("FRUITCATALOG_MAX_IMAGE_PIXELS", default
 # accepts CC0-1.0, CC-BY-4.0 and CC-BY-NC-4.0; each image states its own).
 FRUITCATALOG_DATASET_TITLE = env.str("FRUITCATALOG_DATASET_TITLE", default="Fruit Catalog")
 FRUITCATALOG_DATA_LICENSE = env.str("FRUITCATALOG_DATA_LICENSE", default="CC-BY-4.0")
-# The longest a streamed export may take (a million fruits: about 26 s here); below gunicorn's
-# worker timeout (60 s in the Docker image), which would kill the worker instead.
+# The longest a streamed export may take (docs/performance.md times a million fruits): below
+# gunicorn's worker timeout (60 s in the Docker image), which would kill the worker instead.
 FRUITCATALOG_EXPORT_SECONDS = env.int("FRUITCATALOG_EXPORT_SECONDS", default=50)
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.

@@ -109,8 +109,9 @@ def no_script_page(browser, page_log):
 
 @pytest.fixture(scope="module")
 def demo_dump(tmp_path_factory, django_db_setup, django_db_blocker):
-    """What `load_demo_data` stores, as a fixture file: the command draws 31 images and renders
-    PDFs (1.5 s), loading its rows back takes 0.06 s. Made in a transaction rolled back after."""
+    """What `load_demo_data` stores, as a fixture file: the command draws images and renders
+    PDFs, which costs far more than loading its rows back. Made in a transaction rolled back
+    after."""
     path = tmp_path_factory.mktemp("demo") / "demo.json"
     with django_db_blocker.unblock(), transaction.atomic():
         ensure_standard_characteristics()  # a transactional test before may have flushed them

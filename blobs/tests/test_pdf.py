@@ -1,15 +1,19 @@
-"""Tests of `blobs.pdf`: what a viewer opens passes, bombs are refused cheaply; no DB.
+"""Tests of `blobs.pdf`: what a viewer opens passes, bombs are refused within the bounds; no DB.
 
-Every PDF is built here in memory, by hand (bytes and zlib) or with pypdf's writer.
+Every PDF is built here in memory, by hand (bytes and zlib) or with pypdf's writer. The check
+parses in a process of its own (`blobs.pdf_worker`), so the limits the tests lower are the
+module's constants, which it hands to that process.
 """
 
 import io
+import os
+import resource
+import time
 
 import pypdf
 import pytest
 from django.core.exceptions import ValidationError
 from pypdf import PdfWriter
-from pypdf._crypt_providers import _fallback
 from pypdf.errors import DependencyError
 
 from blobs import pdf
@@ -98,6 +102,45 @@ def test_parsing_stops_at_the_cpu_limit(monkeypatch):
     assert refusal(dense_page_pdf(100)) == "The PDF takes more than 0.01 seconds to check."
 
 
+def children_cpu_seconds() -> float:
+    """The CPU time of this process's finished children (the check's workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_a_pdf_whose_parse_exceeds_the_cpu_bound_is_refused_once_the_bound_is_spent(monkeypatch):
+    # Unbounded, pypdf parses this 4.8 MB page dictionary for over 10 s of CPU.
+    data = dense_page_pdf(2_400)
+    monkeypatch.setattr(pdf, "MAX_CPU_SECONDS", 0.5)
+    spent = children_cpu_seconds()
+    assert refusal(data) == "The PDF takes more than 0.5 seconds to check."
+    assert children_cpu_seconds() - spent < 0.5 + 1.5  # the interpreter's start-up besides
+
+
+def test_a_check_that_outlasts_the_wall_clock_bound_is_refused_and_its_process_killed(monkeypatch):
+    # As on a machine too busy to give the worker its CPU time within MAX_SECONDS.
+    data = dense_page_pdf(2_400)
+    monkeypatch.setattr(pdf, "MAX_CPU_SECONDS", 60)
+    monkeypatch.setattr(pdf, "MAX_SECONDS", 1.5)
+    started = time.monotonic()
+    assert refusal(data) == "The PDF takes more than 1.5 seconds to check."
+    assert time.monotonic() - started < 8
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        object_stream_pdf(ONE_PAGE, padding=b" " * 15_000_000),
+        crowded_object_stream_pdf(),
+    ],
+    ids=["one-large-stream", "many-small-objects"],
+)
+def test_a_pdf_whose_parse_exceeds_the_memory_bound_is_refused_naming_it(monkeypatch, data):
+    # Both pass under the bound of MAX_MEMORY_BYTES (the second maps about 170 MB).
+    monkeypatch.setattr(pdf, "MAX_MEMORY_BYTES", 10_000_000)
+    assert refusal(data) == "The PDF takes more than 10 MB of memory to check."
+
+
 # What viewers open
 
 
@@ -155,11 +198,15 @@ def test_encryption_with_an_empty_user_password_passes_and_a_password_is_refused
     assert refusal(protected) == "The PDF is password-protected."
 
 
-def test_a_missing_crypto_library_is_an_error_not_a_corrupt_pdf(monkeypatch):
+def test_a_missing_crypto_library_is_an_error_not_a_corrupt_pdf(monkeypatch, tmp_path):
     data = writer_pdf(user_password="", owner_password="owner", algorithm="AES-256")
-    for name in ("CryptAES", "aes_cbc_decrypt", "aes_ecb_decrypt"):
-        monkeypatch.setattr(pypdf._encryption, name, getattr(_fallback, name))
-    with pytest.raises(DependencyError):
+    # The check's process inherits the environment: packages here hide pypdf's AES providers.
+    for package in ("cryptography", "Crypto"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("raise ImportError('hidden')\n")
+    path = [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
+    with pytest.raises(DependencyError, match="AES"):
         validate_pdf_bytes(data)
 
 

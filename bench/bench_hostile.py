@@ -2,7 +2,7 @@
 
 Run with ``python bench/bench_hostile.py`` (part of ``make bench``). Each case is built in memory,
 written to a temporary file and checked in a fresh Python process — the check the API and the
-admin run on an upload (`validate_image_bytes`: inspect and thumbnail; `validate_pdf_bytes`) —
+admin run on an upload (`check_image_bytes`: inspect and thumbnail; `validate_pdf_bytes`) —
 which reports its CPU time and its peak resident set above the process after start-up (Django,
 Pillow and pypdf imported; the high-water mark is reset before the check). The PDF check parses in
 a worker process of its own (`blobs.pdf_worker`): its CPU time is added, and its whole peak
@@ -34,11 +34,11 @@ import django
 django.setup()
 from django.core.exceptions import ValidationError
 from blobs.pdf import validate_pdf_bytes
-from blobs.uploads import validate_image_bytes
+from blobs.uploads import check_image_bytes
 
 kind, path = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
-check = validate_pdf_bytes if kind == "pdf" else validate_image_bytes
+check = validate_pdf_bytes if kind == "pdf" else check_image_bytes
 def status_kb(field):
     for line in open("/proc/self/status"):
         if line.startswith(field + ":"):

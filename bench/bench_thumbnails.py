@@ -203,7 +203,7 @@ def equivalence(data: bytes) -> tuple[int, float, float]:
     too, for information.
     """
     naive, naive_box = naive_thumbnail_image(data)
-    ours, box = thumbnails._render_thumbnail(
+    ours, box, _ = thumbnails._render(
         data,
         max_pixels=imaging.DEFAULT_MAX_PIXELS,
         max_side=imaging.THUMBNAIL_MAX_SIDE,

@@ -62,11 +62,6 @@ def check_image_bytes(data: bytes) -> tuple[imaging.ImageInfo, imaging.Thumbnail
         raise DjangoValidationError(str(error)) from None
 
 
-def validate_image_bytes(data: bytes) -> imaging.ImageInfo:
-    """`check_image_bytes` for a caller that needs only the verdict."""
-    return check_image_bytes(data)[0]
-
-
 def apply_image_upload(image, data: bytes) -> None:
     """Validate uploaded bytes and put them on `image` (unsaved) with metadata and thumbnail.
 

@@ -138,18 +138,11 @@ def fit_within(size: tuple[int, int], max_side: int) -> tuple[int, int]:
 # --- thumbnail --------------------------------------------------------------------------------
 
 
-def _render_thumbnail(
-    data: bytes, *, max_pixels: int, max_side: int, padding: int
-) -> tuple[Image.Image, tuple[int, int, int, int]]:
-    """The RGB thumbnail before encoding, and its crop box in displayed full-resolution pixels."""
-    thumbnail, box, _ = _render(data, max_pixels=max_pixels, max_side=max_side, padding=padding)
-    return thumbnail, box
-
-
 def _render(
     data: bytes, *, max_pixels: int, max_side: int, padding: int
 ) -> tuple[Image.Image, tuple[int, int, int, int], ImageInfo]:
-    """``_render_thumbnail`` and the image's description."""
+    """The RGB thumbnail before encoding, its crop box in displayed full-resolution pixels, and
+    the image's description."""
     if max_side < 1 or padding < 0:
         raise ValueError("max_side must be positive and padding not negative.")
     with decoding(max_pixels):

@@ -70,7 +70,8 @@ def render(data, **overrides):
         "max_side": imaging.THUMBNAIL_MAX_SIDE,
         "padding": imaging.THUMBNAIL_PADDING,
     } | overrides
-    return thumbnails._render_thumbnail(data, **options)
+    thumbnail, box, _ = thumbnails._render(data, **options)
+    return thumbnail, box
 
 
 def close_to(actual, expected, tolerance=12):

@@ -18,9 +18,11 @@ def catalog_grid(request):
     """Cards of the fruits matching `search`, `type` (repeatable), `ordering`, `page`."""
     fruits = Fruit.objects.with_list_data().with_card_alt_text().in_catalog_order()
     filterset = FruitFilter(request.GET, queryset=fruits)
+    in_use = Fruit.objects.types_in_use()
     context = {
         "search": request.GET.get("search", "").strip(),
-        "types": type_chips(request),
+        "types": type_chips(request, in_use),
+        "is_catalog_empty": not in_use,  # every fruit has a type
         "sorts": sort_options(request),
         "ordering": request.GET.get("ordering", ""),
         "selected_types": request.GET.getlist("type"),
@@ -53,10 +55,10 @@ def searched(request, page) -> dict:
     }
 
 
-def type_chips(request) -> list[dict]:
-    """A chip per type some fruit has (or the visitor selected): label, state, toggling URL."""
+def type_chips(request, in_use: set[str]) -> list[dict]:
+    """A chip per type some fruit has (`in_use`) or the visitor selected: label, state,
+    toggling URL."""
     selected = request.GET.getlist("type")
-    in_use = Fruit.objects.types_in_use()
     chips = []
     for value, label in FruitType.choices:
         is_on = value in selected

@@ -233,3 +233,13 @@ def test_with_a_search_the_default_sort_is_the_best_match(client, fruit_factory)
     assert '<option value="" selected>Best match</option>' in text
     assert '<option value="catalog_number">Catalog number</option>' in text
     assert '<option value="" selected>Catalog number</option>' in client.get("/").content.decode()
+
+
+def test_an_empty_catalog_says_it_is_empty_and_how_to_load_the_demo(client):
+    response = client.get("/")
+
+    assert response.status_code == 200
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", response.content.decode()))
+    assert "The catalog is empty" in text
+    assert "make demo" in text and "manage.py load_demo_data" in text
+    assert "No fruits found" not in text and "Nothing matches" not in text

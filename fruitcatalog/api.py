@@ -1,13 +1,15 @@
-"""The API router: both apps' resources under /api/v1, each path with an optional trailing slash."""
+"""The API router: the apps' resources under /api/v1, each path with an optional trailing slash,
+and the root (`api_root`) listing them."""
 
 from django.urls import re_path
-from rest_framework.routers import SimpleRouter
+from rest_framework.routers import DefaultRouter
 
 from blobs.views import BackfillThumbnailsView, byte_view
 from catalog.views import FruitCSVExportView, FruitImageViewSet, FruitImportViewSet
 from core.db.ids import ID_PATTERN
 from core.rest.auth import TokenView
 from core.rest.health import HealthView
+from core.rest.root import APIRootView
 from identification.views import CharacteristicViewSet, IdentifyView
 from publications.views import (
     PublicationCoverViewSet,
@@ -20,8 +22,16 @@ from wholefruit.api import WholeFruitViewSet
 from wholefruit.dwca import DarwinCoreExportView
 
 
-class OptionalSlashRouter(SimpleRouter):
-    """Canonical paths have no trailing slash; the same path with one works too (no redirect)."""
+class OptionalSlashRouter(DefaultRouter):
+    """Canonical paths have no trailing slash; the same path with one works too (no redirect).
+
+    Its root view lists the resources registered here; `fruitcatalog.urls` routes it at
+    /api/v1 (with or without the slash, which a pattern inside this prefix cannot match).
+    """
+
+    APIRootView = APIRootView
+    include_root_view = False
+    include_format_suffixes = False  # no `.json` paths: the API negotiates by `Accept`
 
     def __init__(self):
         super().__init__()
@@ -33,6 +43,7 @@ router = OptionalSlashRouter()
 router.register("fruits", WholeFruitViewSet, basename="fruit")
 router.register("publications", PublicationViewSet, basename="publication")
 router.register("characteristics", CharacteristicViewSet, basename="characteristic")
+api_root = router.get_api_root_view()
 
 
 def route(pattern: str, view, name: str):

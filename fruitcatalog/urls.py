@@ -9,6 +9,7 @@ from catalog.pages import catalog_grid
 from core.rest.exceptions import json_not_found
 from core.rest.health import RootHealthView
 from core.rest.schema import RedocView, SchemaView, SwaggerView
+from fruitcatalog.api import api_root
 from identification.pages import compare_page, identify_page
 from publications.pages import publication_list, publication_page
 from wholefruit.pages import fruit_page
@@ -35,6 +36,7 @@ urlpatterns = [
         RedocView.as_view(url_name="schema", template_name="core/redoc.html"),
         name="redoc",
     ),
+    re_path(r"^api/v1/?$", api_root, name="api-root"),
     path("api/v1/", include("fruitcatalog.api")),
     # Log in / log out links of the browsable API (session auth for curators).
     path("api-auth/", include("rest_framework.urls")),

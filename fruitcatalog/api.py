@@ -51,7 +51,8 @@ def route(pattern: str, view, name: str):
     return re_path(rf"^{pattern}/?$", view, name=name)
 
 
-fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"})
+# `suffix` titles a browsable page by its resource ("Fruit Image List"), as the router does.
+fruit_images = FruitImageViewSet.as_view({"get": "list", "post": "create"}, suffix="List")
 # Byte paths: GET and HEAD by their read, other methods (and the schema) by the DRF view.
 fruit_image = byte_view(
     FruitImageViewSet.image_read,
@@ -100,13 +101,13 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID_PATTERN})/fruits",
-        PublicationFruitViewSet.as_view({"get": "list"}),
+        PublicationFruitViewSet.as_view({"get": "list"}, suffix="List"),
         "publication-fruit-list",
     ),
     route(
         rf"publications/(?P<id>{ID_PATTERN})/fruits/(?P<fruitId>{ID_PATTERN})",
         PublicationFruitViewSet.as_view(
-            {"put": "update", "patch": "partial_update", "delete": "destroy"}
+            {"put": "update", "patch": "partial_update", "delete": "destroy"}, suffix="Instance"
         ),
         "publication-fruit-detail",
     ),
@@ -122,7 +123,7 @@ urlpatterns = [
     ),
     route(
         rf"publications/(?P<id>{ID_PATTERN})/fruit-images",
-        PublicationFruitImageViewSet.as_view({"get": "list", "post": "create"}),
+        PublicationFruitImageViewSet.as_view({"get": "list", "post": "create"}, suffix="List"),
         "publication-fruit-image-list",
     ),
     route(

@@ -65,10 +65,15 @@ class WholeFruitDetailSerializer(FruitDetailSerializer):
 
 
 class WholeFruitViewSet(FruitViewSet):
-    """The catalog's fruits; each fruit's detail adds the publications that describe it and the
-    characteristics it shows, and a write may set the characteristics too."""
+    """Fruits of the catalog. A fruit's detail holds its images, names and relations, the
+    publications that describe it and the characteristics it shows, which a write may set."""
 
     detail_serializer_class = WholeFruitDetailSerializer
+
+    def get_view_name(self):
+        """Named for the resource ("Fruit List", "Fruit Instance": the browsable API's title,
+        OPTIONS' `name`), not for what this class adds to the catalog's viewset."""
+        return self.name or " ".join(filter(None, ["Fruit", self.suffix]))
 
     def get_queryset(self):
         queryset = super().get_queryset()

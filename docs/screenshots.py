@@ -4,7 +4,8 @@
 
 The server should hold the demo data (`make demo`, then `make run`). Writes
 docs/screenshots/grid-desktop.png (1280 px wide), grid-phone.png (390 px), fruit.png,
-publication.png, identify-phone.png (a described apple's candidates, 390 px) and compare.png.
+publication.png, identify-phone.png (a described apple: the next questions first, the
+candidates a tap away; 390 px) and compare.png.
 Refuses to write anything while a card shows the "No photo yet" placeholder or an image fails
 to load, and reports console errors and requests to other origins it saw.
 """

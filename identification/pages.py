@@ -4,6 +4,8 @@
 a permalink that works without JavaScript. Each page runs a fixed number of queries.
 """
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.urls import reverse
@@ -15,6 +17,7 @@ from core.site.pages import render_page
 from identification.described import described_groups, with_described
 from identification.identify import identify, parse_query
 from identification.models import Characteristic, CharacteristicState, split_types
+from identification.templatetags.characteristics import characteristic_label
 
 COMPARE_MIN, COMPARE_MAX = 2, 6
 COMPARE_FIRST = 3  # candidates the identify page offers to compare
@@ -45,6 +48,13 @@ def state_images(fruit_type: str) -> dict[int, object]:
     return {state.pk: state.image for state in states}
 
 
+def is_measured(question) -> bool:
+    """Whether answering takes measuring and dividing (a height/diameter ratio), which a
+    gardener cannot judge by eye. No field of a characteristic says so; UPOV names every such
+    characteristic a ratio, so the word "ratio" in its code or its name tells."""
+    return "ratio" in re.split(r"[^a-z]+", f"{question.code} {question.name}".lower())
+
+
 def question_view(question, answer: tuple[int, ...], images=None) -> dict:
     """A question as the form shows it: its states (with a picture where curators chose one),
     "can't tell", and an answer of several states as one choice of its own."""
@@ -65,7 +75,8 @@ def question_view(question, answer: tuple[int, ...], images=None) -> dict:
         }
     return {
         "code": question.code,
-        "name": question.name,
+        "name": characteristic_label(question.name),
+        "answer": labels(question, answer),
         "states": states,
         "several": several,
         "unanswered": not answer,
@@ -94,32 +105,44 @@ def identify_page(request):
         ]
         return render_page(request, "identification/identify.html", context, status=400)
     answers = result.answers
-    next_codes = [item.question.code for item in result.next_questions]
     questions = result.questions
+    # What can be seen is asked before what must be measured, each in the order it had (the
+    # sorts are stable): the next best questions by what they tell, the others by position.
+    by_eye_first = sorted(questions, key=lambda code: is_measured(questions[code]))
+    if answers:
+        suggested = [item.question.code for item in result.next_questions]
+        next_codes = sorted(suggested, key=lambda code: is_measured(questions[code]))
+    else:
+        # Without answers: the first in `position` order, those seen by eye first.
+        next_codes = by_eye_first[: len(result.next_questions)]
     images = state_images(fruit_type)
+
+    def names(codes) -> list[str]:
+        return [characteristic_label(questions[code].name) for code in codes]
+
     context |= {
         "answered": [question_view(questions[code], answers[code], images) for code in answers],
         "next_questions": [question_view(questions[code], (), images) for code in next_codes],
         "other_questions": [
-            question_view(question, (), images)
-            for code, question in questions.items()
+            question_view(questions[code], (), images)
+            for code in by_eye_first
             if code not in answers and code not in next_codes
         ],
         "candidates": [
             {
                 "fruit": candidate.fruit,
                 "percent": percent(candidate.score),
-                "matches": [questions[code].name for code in candidate.matches],
-                "near": [questions[code].name for code in candidate.near],
+                "matches": names(candidate.matches),
+                "near": names(candidate.near),
                 "mismatches": [
                     {
-                        "name": questions[item["code"]].name,
+                        "name": characteristic_label(questions[item["code"]].name),
                         "answer": labels(questions[item["code"]], item["answer"]),
                         "fruit": labels(questions[item["code"]], item["fruit"]),
                     }
                     for item in candidate.mismatches
                 ],
-                "unknown": [questions[code].name for code in candidate.unknown],
+                "unknown": names(candidate.unknown),
             }
             for candidate in result.candidates
         ],
@@ -168,7 +191,8 @@ def compare_page(request):
     shown: dict[int, dict[int, list[str]]] = {}
     for fruit in fruits:
         for group in described_groups(fruit):
-            names[group["id"]] = (group["position"], group["id"], group["name"])
+            label = characteristic_label(group["name"])
+            names[group["id"]] = (group["position"], group["id"], label)
             shown.setdefault(group["id"], {})[fruit.pk] = group["labels"]
     rows = []
     for char_id, (_, _, name) in sorted(names.items(), key=lambda item: item[1][:2]):

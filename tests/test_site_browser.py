@@ -577,7 +577,7 @@ def test_identifying_an_apple_on_a_phone_works_without_javascript(
     page_log.clear()
     page.set_viewport_size(PHONE)
     page.goto(f"{live_server.url}/identify/?type=apple")
-    page.locator("fieldset.question", has_text="Fruit: size").get_by_label("very large").check()
+    page.get_by_role("group", name="Size", exact=True).get_by_label("very large").check()
     page.get_by_role("button", name="Show the likely varieties").first.click()
     assert query_of(page.url)["fruit_size"] == ["9"]
     # The next best question is asked first; answering it narrows the candidates.
@@ -597,15 +597,36 @@ def test_identifying_an_apple_on_a_phone_works_without_javascript(
 def test_with_javascript_the_permalink_holds_the_answers_only(page, live_server, demo):
     page.set_viewport_size(PHONE)
     page.goto(f"{live_server.url}/identify/?type=apple")
-    page.locator("fieldset.question", has_text="Fruit: size").get_by_label(
-        "large", exact=True
-    ).check()
+    page.get_by_role("group", name="Size", exact=True).get_by_label("large", exact=True).check()
     page.get_by_role("button", name="Show the likely varieties").first.click()
     page.wait_for_selector("ol.candidates")
     assert query_of(page.url) == {"type": ["apple"], "fruit_size": ["7"]}
     page.go_back()
     page.wait_for_selector("form.identify")
     assert not page.locator("form.identify input:disabled").count()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_after_answers_the_next_question_is_on_the_first_screen_the_candidates_a_tap_away(
+    page, live_server, demo, viewport
+):
+    page.set_viewport_size(viewport)
+    screen = viewport["height"]
+    page.goto(site_pages(live_server)["identify with answers"].url)
+
+    question = page.locator("#next-heading ~ fieldset.question").first.bounding_box()
+    assert question["y"] + 100 < screen, f"the next question starts {question['y']:.0f} px down"
+    answers = page.locator("details.answered")
+    assert answers.count() == 1 and answers.get_attribute("open") is None, "answers unfolded"
+    assert not page.locator("details.answered fieldset.question").first.is_visible()
+    candidates = page.locator("#candidates-heading")
+    if candidates.bounding_box()["y"] >= screen:
+        jump = page.locator("a[href='#candidates-heading']")
+        assert jump.is_visible() and jump.bounding_box()["y"] < screen, "no way to the candidates"
+        jump.click()
+        page.wait_for_function("() => location.hash === '#candidates-heading'")
+        assert 0 <= candidates.bounding_box()["y"] < screen
+        assert page.locator("ol.candidates .candidate").first.is_visible()
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])

@@ -140,7 +140,7 @@ def load(fruits: int) -> None:
         ) as copy:
             copy.write(fruit_rows.getvalue())
         with raw.copy(
-            "COPY catalog_fruitsynonym (fruit_id, name, name_key, position, kind, language, note) "
+            "COPY catalog_fruitname (fruit_id, name, name_key, position, kind, language, note) "
             "FROM STDIN"
         ) as copy:
             copy.write(synonym_rows.getvalue())
@@ -222,9 +222,7 @@ def main() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute(
-            "VACUUM (ANALYZE) catalog_fruit, catalog_fruitsynonym, catalog_fruitspelling"
-        )
+        cursor.execute("VACUUM (ANALYZE) catalog_fruit, catalog_fruitname, catalog_fruitspelling")
     admin, _ = User.objects.get_or_create(
         username="bench-admin", defaults={"is_staff": True, "is_superuser": True}
     )

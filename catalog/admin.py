@@ -1,9 +1,9 @@
-"""Admin for curators: fruits with their synonyms and images, and the images with thumbnails.
+"""Admin for curators: fruits with their other names and images, and the images with thumbnails.
 
 Lists stay fast on large tables: the fruit changelist takes its image column from the card
-annotations of `with_list_data()` and its synonyms from the same query, images are listed without
-their byte columns, and previews are `<img>` tags pointing at the API's thumbnail endpoints with
-the content's version, so a replaced image never shows its old thumbnail.
+annotations of `with_list_data()` and its other names from the same query, images are listed
+without their byte columns, and previews are `<img>` tags pointing at the API's thumbnail
+endpoints with the content's version, so a replaced image never shows its old thumbnail.
 """
 
 import secrets
@@ -39,31 +39,31 @@ from catalog.forms import (
     FruitImageFormSet,
     FruitImageInlineForm,
     ImportForm,
+    NameForm,
+    NameFormSet,
     RelationForm,
     RelationFormSet,
-    SynonymForm,
-    SynonymFormSet,
 )
 from catalog.imports import import_fruits
-from catalog.models import Fruit, FruitImage, FruitRelation, FruitSpelling, FruitSynonym
+from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, FruitSpelling
 from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
-from catalog.validators import SYNONYMS_MAX
+from catalog.validators import NAMES_MAX
 from core.db.search import contains_any, search_terms
 from core.rest.pagination import ScalablePaginator
 
 
-class FruitSynonymInline(admin.TabularInline):
+class FruitNameInline(admin.TabularInline):
     """The fruit's other names with their kind, language and note, in their order; validated
     and saved as one list."""
 
-    model = FruitSynonym
-    form = SynonymForm
-    formset = SynonymFormSet
+    model = FruitName
+    form = NameForm
+    formset = NameFormSet
     fields = ["name", "kind", "language", "note", "position"]
     verbose_name = "other name"
     verbose_name_plural = "other names (synonyms, trade names, translations, historic names)"
     extra = 1
-    max_num = SYNONYMS_MAX
+    max_num = NAMES_MAX
     classes = ["catalog-compact"]
 
 
@@ -101,7 +101,7 @@ class FruitImageInline(ThumbnailedImageInline):
 
 
 class FruitChangeList(ChangeList):
-    """The fruit list with the API's list annotations (image count, card image, synonyms).
+    """The fruit list with the API's list annotations (image count, card image, other names).
 
     Only the changelist gets them: the change page loads one fruit and has its own inlines.
     """
@@ -127,11 +127,12 @@ def preview_context(report, token: str) -> dict:
 
 @admin.register(Fruit)
 class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
-    """Fruits: list with thumbnails and synonyms, change page with synonym and image inlines."""
+    """Fruits: list with thumbnails and other names, change page with name, relation and image
+    inlines."""
 
     form = FruitAdminForm
     deletion_hides = (FruitSpelling,)  # search rows, derived from the names
-    list_display = ["thumbnail", "catalog_number", "name", "type", "synonym_list", "image_count"]
+    list_display = ["thumbnail", "catalog_number", "name", "type", "name_list", "image_count"]
     list_display_links = ["thumbnail", "catalog_number", "name"]
     list_filter = ["type"]
     # Searching goes through `get_search_results` (the folded search column); the admin needs a
@@ -145,7 +146,7 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     paginator = ScalablePaginator
     fields = ["catalog_number", "name", "type", "more_images", "created_at", "updated_at"]
     readonly_fields = ["created_at", "updated_at"]
-    inlines = [FruitSynonymInline, FruitRelationInline, FruitImageInline]
+    inlines = [FruitNameInline, FruitRelationInline, FruitImageInline]
     change_list_template = "admin/catalog/fruit/change_list.html"
     actions = ["export_csv"]
 
@@ -232,9 +233,9 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         return no_thumbnail() if card is None else thumbnail_img(card.url)
 
     @admin.display(description="Synonyms")
-    def synonym_list(self, fruit):
-        """The synonyms in their order (from the list query)."""
-        return ", ".join(fruit.synonym_names)
+    def name_list(self, fruit):
+        """The other names' texts in their order (from the list query)."""
+        return ", ".join(name["name"] for name in fruit.name_list)
 
     @admin.display(description="Images")
     def image_count(self, fruit):

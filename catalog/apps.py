@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class CatalogConfig(AppConfig):
-    """Fruits, their synonyms and images."""
+    """Fruits, their names and images."""
 
     name = "catalog"
     verbose_name = "Catalog"

@@ -107,7 +107,7 @@ def csv_rows(queryset, page_url: Callable[[int], str]) -> Iterator[list]:
                 fruit.catalog_number if fruit.catalog_number is not None else "",
                 as_text_cell(fruit.name),
                 fruit.type,
-                as_text_cell(SYNONYM_JOIN.join(fruit.synonym_names)),
+                as_text_cell(SYNONYM_JOIN.join(name["name"] for name in fruit.name_list)),
                 fruit.image_count,
                 page_url(fruit.pk),
                 iso(fruit.updated_at),

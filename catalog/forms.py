@@ -9,7 +9,7 @@ from blobs.uploads import (
     store_image_unless_duplicate,
     validate_upload_size,
 )
-from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitRelation, FruitSynonym, NameKind
+from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitName, FruitRelation, NameKind
 from catalog.services import fruit_set_names, fruit_set_relations, next_catalog_number
 from catalog.validators import clean_names, clean_relations
 
@@ -115,7 +115,7 @@ def kept_in_position_order(formset, *, filled: str, record) -> list[dict]:
     return [entry[3] for entry in kept]
 
 
-class SynonymFormSet(forms.BaseInlineFormSet):
+class NameFormSet(forms.BaseInlineFormSet):
     """The other names of one fruit, validated and written as a whole like the API's `names`.
 
     Saving replaces the whole set through `fruit_set_names` (see `save`), so renaming two names
@@ -134,12 +134,12 @@ class SynonymFormSet(forms.BaseInlineFormSet):
             record=lambda data: {field: data.get(field) or "" for field in NAME_FIELDS},
         )
         try:
-            self.name_records = clean_names(kept, fruit_name=self.instance.name or "")
+            self.name_list = clean_names(kept, fruit_name=self.instance.name or "")
         except ValidationError as error:
             raise ValidationError(error.messages) from None
 
     def save(self, commit=True):
-        """Replace the fruit's synonyms with the validated list; record what changed for the log.
+        """Replace the fruit's names with the validated list; record what changed for the log.
 
         The admin builds its history message from `new_objects`, `changed_objects` and
         `deleted_objects`, which `BaseModelFormSet.save` would set.
@@ -150,22 +150,22 @@ class SynonymFormSet(forms.BaseInlineFormSet):
             return []
         # Read from the database: validation has already written the new values onto the
         # instances of the initial forms.
-        before = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
-        records = getattr(self, "name_records", [])
-        names = [record["name"] for record in records]
+        before = {name.name: name for name in FruitName.objects.filter(fruit=self.instance)}
+        records = getattr(self, "name_list", [])
+        texts = [record["name"] for record in records]
         fruit_set_names(fruit=self.instance, names=records)
-        after = {s.name: s for s in FruitSynonym.objects.filter(fruit=self.instance)}
-        self.new_objects = [after[name] for name in names if name not in before]
-        self.deleted_objects = [s for name, s in before.items() if name not in after]
+        after = {name.name: name for name in FruitName.objects.filter(fruit=self.instance)}
+        self.new_objects = [after[text] for text in texts if text not in before]
+        self.deleted_objects = [name for text, name in before.items() if text not in after]
         self.changed_objects = [
-            (after[name], changed)
-            for name, old in before.items()
-            if name in after
+            (after[text], changed)
+            for text, old in before.items()
+            if text in after
             and (
                 changed := [
                     field
                     for field in ("position", "kind", "language", "note")
-                    if getattr(after[name], field) != getattr(old, field)
+                    if getattr(after[text], field) != getattr(old, field)
                 ]
             )
         ]
@@ -173,7 +173,7 @@ class SynonymFormSet(forms.BaseInlineFormSet):
         return list(after.values())
 
 
-class SynonymForm(forms.ModelForm):
+class NameForm(forms.ModelForm):
     """One name row; an empty position puts the name at the end."""
 
     kind = forms.ChoiceField(choices=NameKind.choices, initial=NameKind.SYNONYM, required=False)
@@ -184,7 +184,7 @@ class SynonymForm(forms.ModelForm):
     )
 
     class Meta:
-        model = FruitSynonym
+        model = FruitName
         fields = ["name", "kind", "language", "note", "position"]
         widgets = {
             "language": forms.TextInput(attrs={"size": 3, "placeholder": "de"}),

@@ -371,7 +371,7 @@ def _compare_with_catalog(
         if row.errors:
             continue
         fruit = existing.get(row.catalog_number)
-        current = fruit.name_records if fruit is not None else []
+        current = fruit.name_list if fruit is not None else []
         row.names = clean_names(
             names_from_synonyms(row.synonyms, current=current), fruit_name=row.name
         )
@@ -384,7 +384,8 @@ def _compare_with_catalog(
             for index, (reading, record) in enumerate(row.extra)
             if fruit.pk in differing[index]
         ]
-        same = (fruit.name, fruit.type, fruit.synonym_names) == (row.name, row.type, row.synonyms)
+        texts = [name["name"] for name in fruit.name_list]
+        same = (fruit.name, fruit.type, texts) == (row.name, row.type, row.synonyms)
         row.action = "unchanged" if same and not row.extra else "changed"
         row.fruit, row.changes_fruit = fruit, not same
     if progress is not None:

@@ -1,4 +1,4 @@
-"""Fruits, their synonyms and images."""
+"""Fruits, their names and images."""
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -63,10 +63,10 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
     """Query shapes for fruits."""
 
     def with_list_data(self):
-        """What a card needs, synonyms included: one query for a page's rows, no bytes.
+        """What a card needs, other names included: one query for a page's rows, no bytes.
 
-        Annotates `image_count`, the card thumbnail (`with_card_thumbnail`) and
-        `names_in_order`, the other names' records (`Fruit.name_records`), in their order.
+        Annotates `image_count`, the card thumbnail (`with_card_thumbnail`) and the other
+        names' records (`with_names`).
         """
         return self.with_names().with_image_count().with_card_thumbnail()
 
@@ -114,14 +114,10 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         )
 
     def with_names(self):
-        """Annotate `names_in_order`: the other names' records (`Fruit.name_records`), in order,
-        from the row's own query."""
-        names = FruitSynonym.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
-        return self.annotate(
-            names_in_order=ListSubquery(
-                names.values(entry=JSONArray("name", "kind", "language", "note"))
-            ),
-        )
+        """Annotate `name_list`: the other names' records (`Fruit.name_list`), in order, from
+        the row's own query."""
+        names = FruitName.objects.filter(fruit=OuterRef("pk")).order_by("position", "pk")
+        return self.annotate(name_list=ListSubquery(names.values(entry=JSONArray(*NAME_FIELDS))))
 
     def with_image_count(self):
         """Annotate `image_count`: a correlated count, computed for the rows read only."""
@@ -176,8 +172,8 @@ class Fruit(models.Model):
     )
     name = models.CharField(max_length=200)
     type = models.CharField(max_length=16, choices=FruitType.choices)
-    # Folded name, synonyms and catalog number in one column: search stays one indexed `LIKE`
-    # (a trigram index on PostgreSQL) instead of a join with DISTINCT over the synonyms.
+    # Folded name, other names and catalog number in one column: search stays one indexed
+    # `LIKE` (a trigram index on PostgreSQL) instead of a join with DISTINCT over the names.
     search_text = models.TextField(blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -306,18 +302,23 @@ class Fruit(models.Model):
         )
 
     @property
-    def name_records(self) -> list[dict]:
-        """The other names' records in their stored order (`name`, `kind`, `language`, `note`):
-        from `with_list_data()`, else the prefetch or a query."""
-        rows = self.__dict__.get("names_in_order")
-        if rows is not None:
-            return [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
-        return [name.as_record() for name in self.synonyms.all()]
+    def name_list(self) -> list[dict]:
+        """The other names' records in their order (`name`, `kind`, `language`, `note`): from
+        `with_names()` (part of `with_list_data()`), else the prefetch or a query."""
+        records = self.__dict__.get("name_list")
+        if records is not None:
+            return records
+        return [name.as_record() for name in self.names.all()]
+
+    @name_list.setter
+    def name_list(self, rows: list[list]) -> None:
+        # Where Django puts the annotation of `with_names()`: one row of `NAME_FIELDS` per name.
+        self.__dict__["name_list"] = [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
 
     @property
     def names_by_kind(self) -> list[tuple[str, list[dict]]]:
         """The other names grouped by kind for a page, kinds in `NAME_GROUPS` order."""
-        records = self.name_records
+        records = self.name_list
         groups = []
         for kind, label in NAME_GROUPS:
             members = [record for record in records if record["kind"] == kind]
@@ -325,18 +326,13 @@ class Fruit(models.Model):
                 groups.append((label, members))
         return groups
 
-    @property
-    def synonym_names(self) -> list[str]:
-        """The other names' texts, in their order."""
-        return [record["name"] for record in self.name_records]
-
     def refresh_search_text(self, names: list[str] | None = None, *, new: bool = False):
         """Recompute what search reads from name, other names, the names other apps hold for
         the fruit (`signals.searched_names`) and catalog number, and store it: the search
         column and the fruit's spellings. A `new` fruit has no names elsewhere yet (no query
         asks, which a bulk import would otherwise make for every row)."""
         if names is None:
-            names = list(self.synonyms.order_by("position").values_list("name", flat=True))
+            names = list(self.names.order_by("position").values_list("name", flat=True))
         if not new:
             names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
         self.search_text = search_document(self.catalog_number, *names, head=self.name)
@@ -451,13 +447,11 @@ NAME_GROUPS = [
 ]
 
 
-class FruitSynonym(models.Model):
-    """Another name a fruit is known by: its text, kind, language and a note, in their order.
+class FruitName(models.Model):
+    """Another name a fruit is known by (a synonym, translation, trade name... `NameKind`): its
+    text, kind, language and a note, in their order."""
 
-    (Named for the bare synonyms it started as; the API calls these records `names`.)
-    """
-
-    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="synonyms")
+    fruit = models.ForeignKey(Fruit, on_delete=models.CASCADE, related_name="names")
     name = models.CharField(max_length=200)
     # Text, not CharField(200): casefolding can lengthen a name ("ß" becomes "ss").
     name_key = models.TextField(editable=False)
@@ -470,17 +464,20 @@ class FruitSynonym(models.Model):
 
     class Meta:
         ordering = ["position", "pk"]
+        # What the admin's pages, history messages and permission names call a row, as curators
+        # know it.
+        verbose_name = "fruit synonym"
         constraints = [
             models.UniqueConstraint(
-                fields=["fruit", "name_key"], name="fruitsynonym_unique_name_key_per_fruit"
+                fields=["fruit", "name_key"], name="fruitname_unique_name_key_per_fruit"
             ),
-            models.CheckConstraint(condition=~Q(name=""), name="fruitsynonym_name_not_empty"),
+            models.CheckConstraint(condition=~Q(name=""), name="fruitname_name_not_empty"),
             models.CheckConstraint(
-                condition=Q(kind__in=NameKind.values), name="fruitsynonym_kind_valid"
+                condition=Q(kind__in=NameKind.values), name="fruitname_kind_valid"
             ),
             models.CheckConstraint(
                 condition=Q(language="") | Q(language__in=sorted(ISO_639_1)),
-                name="fruitsynonym_language_iso_639_1",
+                name="fruitname_language_iso_639_1",
             ),
         ]
 

@@ -258,7 +258,7 @@ def _matched(fruit, text: str, elsewhere: list[str]) -> tuple[bool, str | None]:
     if not term:
         return False, None
     least = FUZZY_MATCH if forgives(term) else 2.0  # 2: a substring match, at least
-    names = [fruit.name, *fruit.synonym_names, *elsewhere]
+    names = [fruit.name, *(name["name"] for name in fruit.name_list), *elsewhere]
     best_index, best_score = 0, -1.0
     for index, name in enumerate(names):
         score = _name_score(term, name, terms)
@@ -297,7 +297,7 @@ def suggestions(text: str) -> list[dict]:
     fruits = [found[pk] for pk in top if pk in found]
     result = []
     for fruit in fruits:
-        names = [fruit.name, *fruit.synonym_names]
+        names = [fruit.name, *(name["name"] for name in fruit.name_list)]
         closest = max(names, key=lambda name: _name_score(term, name))
         result.append({"name": closest, "fruit_id": fruit.pk})
     return result

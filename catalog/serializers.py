@@ -23,8 +23,8 @@ from catalog.models import (
 )
 from catalog.validators import (
     ISO_639_1,
+    NAMES_MAX,
     RELATIONS_MAX,
-    SYNONYMS_MAX,
     TEXT_MAX,
     clean_names,
     clean_relations,
@@ -41,6 +41,14 @@ class BoundedListField(serializers.ListField):
         if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
+
+
+class NameTextsField(BoundedListField):
+    """The texts of a fruit's other names (`Fruit.name_list`), in their order; written, the
+    texts a validation turns into names (`FruitSerializer.validate`)."""
+
+    def get_attribute(self, instance):
+        return [name["name"] for name in instance.name_list]
 
 
 class ImageInfoSerializer(ThumbnailedImageSerializer):
@@ -95,10 +103,9 @@ class FruitSerializer(TextModelSerializer):
         ),
     )
     name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
-    synonyms = BoundedListField(
-        source="synonym_names",
+    synonyms = NameTextsField(
         child=TextField(max_length=TEXT_MAX, trim_whitespace=True),
-        max_length=SYNONYMS_MAX,
+        max_length=NAMES_MAX,
         required=False,
         help_text=(
             "The texts of `names`, in their order. Writing it replaces the names, keeping the "
@@ -107,9 +114,9 @@ class FruitSerializer(TextModelSerializer):
         ),
     )
     names = BoundedListField(
-        source="name_records",
+        source="name_list",
         child=NameSerializer(),
-        max_length=SYNONYMS_MAX,
+        max_length=NAMES_MAX,
         required=False,
         help_text=(
             "The fruit's other names, in their order, each unique within the fruit and not its "
@@ -176,18 +183,18 @@ class FruitSerializer(TextModelSerializer):
 
     def validate(self, attrs):
         """Both kinds of write become `names` records, checked as a whole (`clean_names`)."""
-        if "synonym_names" in attrs and "name_records" in attrs:
+        if "synonyms" in attrs and "name_list" in attrs:
             raise serializers.ValidationError(
                 {"names": ["Send either `names` or `synonyms`, not both."]}
             )
         name = attrs.get("name", getattr(self.instance, "name", ""))
-        current = self.instance.name_records if self.instance is not None else []
-        if "synonym_names" in attrs:
+        current = self.instance.name_list if self.instance is not None else []
+        if "synonyms" in attrs:
             field = "synonyms"
-            records = names_from_synonyms(attrs.pop("synonym_names"), current=current)
-        elif "name_records" in attrs:
+            records = names_from_synonyms(attrs.pop("synonyms"), current=current)
+        elif "name_list" in attrs:
             field = "names"
-            records = [dict(record) for record in attrs.pop("name_records")]
+            records = [dict(record) for record in attrs.pop("name_list")]
         elif self.instance is not None and "name" in attrs:
             field, records = "synonyms", current  # a rename must not collide with another name
         else:

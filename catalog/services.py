@@ -11,8 +11,8 @@ from catalog.models import (
     CatalogNumberMark,
     Fruit,
     FruitImage,
+    FruitName,
     FruitRelation,
-    FruitSynonym,
 )
 from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
@@ -110,9 +110,9 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
 
 def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
     """Replace the fruit's other names with `names` (records checked by `clean_names`), in order."""
-    FruitSynonym.objects.filter(fruit=fruit).delete()
-    FruitSynonym.objects.bulk_create(
-        FruitSynonym(
+    FruitName.objects.filter(fruit=fruit).delete()
+    FruitName.objects.bulk_create(
+        FruitName(
             fruit=fruit,
             name=record["name"],
             name_key=name_key(record["name"]),
@@ -123,7 +123,7 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
         )
         for index, record in enumerate(names)
     )
-    fruit.__dict__.pop("names_in_order", None)  # what `with_list_data()` read is stale now
+    fruit.__dict__.pop("name_list", None)  # what `with_list_data()` read is stale now
 
 
 def fruit_save(
@@ -250,7 +250,7 @@ def fruit_set_card_image(*, fruit: Fruit, image_id: int | None) -> None:
 
 @transaction.atomic
 def fruit_delete(*, fruit: Fruit) -> None:
-    """Delete a fruit with its synonyms and images.
+    """Delete a fruit with its other names and images.
 
     The fruit is locked first, as every write of it does, so a concurrent update waits and then
     finds it gone, and a concurrent link waits and then finds it gone, or blocks the delete with

@@ -14,7 +14,7 @@ from catalog.models import (
 )
 from core.db.search import name_key
 
-SYNONYMS_MAX = 100
+NAMES_MAX = 100
 RELATIONS_MAX = 100
 LOOP_MESSAGE = "A parentage loop: the fruit would become its own ancestor."
 TEXT_MAX = 200
@@ -27,8 +27,8 @@ def clean_names(records: list[dict], *, fruit_name: str) -> list[dict]:
     compared under Unicode case folding), `kind` (`NameKind`), `language` ("" or ISO 639-1)
     and `note` (at most 500 characters).
     """
-    if len(records) > SYNONYMS_MAX:
-        raise ValidationError(f"Ensure this field has no more than {SYNONYMS_MAX} elements.")
+    if len(records) > NAMES_MAX:
+        raise ValidationError(f"Ensure this field has no more than {NAMES_MAX} elements.")
     cleaned, seen = [], set()
     own_name = name_key(fruit_name)
     for record in records:

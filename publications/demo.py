@@ -115,14 +115,14 @@ def draw_cover(publication: DemoPublication, plate: DemoFruit) -> bytes:
     return encode(cover, quality=90)
 
 
-def draw_description_pdf(publication: DemoPublication, fruit: DemoFruit, synonyms) -> bytes:
-    """A one-page PDF: the variety's name, synonyms and type, a drawing and a source line."""
+def draw_description_pdf(publication: DemoPublication, fruit: DemoFruit, other_names) -> bytes:
+    """A one-page PDF: the variety's name, other names and type, a drawing and a source line."""
     width, height = 827, 1169  # A4 at 100 dpi
     page = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(page)
     _write(draw, (width / 2, 90), fruit.name, 48, INK, bold=True)
-    if synonyms:
-        _write(draw, (width / 2, 160), "Synonyms: " + ", ".join(synonyms), 22, INK)
+    if other_names:
+        _write(draw, (width / 2, 160), "Synonyms: " + ", ".join(other_names), 22, INK)
     _write(draw, (width / 2, 200), f"Type: {FruitType(fruit.type).label}", 22, INK)
     drawing = render_fruit(fruit, background=(255, 255, 255))
     drawing.thumbnail((640, 640))
@@ -168,7 +168,8 @@ def load_demo_publications(stdout=None) -> tuple[int, int]:
             link, _ = publication_link_fruit(
                 publication=publication, fruit=fruit, citation=citation
             )
-            pdf = draw_description_pdf(demo, demo_fruits[name], fruit.synonym_names)
+            texts = [other["name"] for other in fruit.name_list]
+            pdf = draw_description_pdf(demo, demo_fruits[name], texts)
             publication_fruit_set_description(link=link, data=pdf)
             if name == demo.plate:
                 PublicationFruitImage.objects.create(

@@ -61,7 +61,7 @@ def test_curators_group_holds_every_catalog_permission():
     codenames = set(
         Group.objects.get(name=CURATORS_GROUP).permissions.values_list("codename", flat=True)
     )
-    for model in ("fruit", "fruitsynonym", "fruitimage"):
+    for model in ("fruit", "fruitname", "fruitimage"):
         for action in ("add", "change", "delete", "view"):
             assert f"{action}_{model}" in codenames
 

@@ -23,7 +23,7 @@ from publications.tests.factories import PublicationFactory
 pytestmark = pytest.mark.django_db
 
 FRUIT_CHANGELIST = reverse("admin:catalog_fruit_changelist")
-FRUIT_COLUMNS = ["thumbnail", "catalog_number", "name", "type", "synonym_list", "image_count"]
+FRUIT_COLUMNS = ["thumbnail", "catalog_number", "name", "type", "name_list", "image_count"]
 
 
 def columns(page: str) -> list[str]:
@@ -216,7 +216,7 @@ def test_saving_a_fruit_opened_from_a_filtered_page_returns_to_that_page(admin_c
     (opened, *_) = links(rows(listed.text)[0])
     data = {"name": f"{fruit.name} renamed", "type": fruit.type}
     data["catalog_number"] = fruit.catalog_number
-    for prefix in ("synonyms", "relations", "images", "characteristics"):
+    for prefix in ("names", "relations", "images", "characteristics"):
         data |= management_form(prefix, total=0, initial=0)
 
     assert admin_client.get(opened).status_code == 200

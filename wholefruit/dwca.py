@@ -25,7 +25,7 @@ from drf_spectacular.utils import extend_schema
 from blobs.rights import alt_text_or_role, license_url
 from catalog.exports import fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
-from catalog.models import Fruit, FruitImage, FruitSynonym, FruitType
+from catalog.models import Fruit, FruitImage, FruitName, FruitType
 from core.db.deadlines import keyset_chunks
 from core.rest.files import NOT_MODIFIED, StreamedFileView
 from identification.models import CharacteristicState, FruitCharacteristic
@@ -235,7 +235,7 @@ def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
 
 
 def _name_rows(*, page_url, absolute) -> Iterator[list[str]]:
-    names = FruitSynonym.objects.only("fruit_id", "name", "language")
+    names = FruitName.objects.only("fruit_id", "name", "language")
     for chunk in keyset_chunks(names):
         yield [tsv([page_url(name.fruit_id), name.name, name.language]) for name in chunk]
 

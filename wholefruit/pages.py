@@ -94,7 +94,7 @@ def taxon(request, fruit, images) -> dict:
             "@type": "Taxon",
             "taxonRank": "cultivar",
             "name": fruit.name,
-            "alternateName": fruit.synonym_names,
+            "alternateName": [name["name"] for name in fruit.name_list],
             "identifier": None if fruit.catalog_number is None else str(fruit.catalog_number),
             "url": request.build_absolute_uri(fruit.get_absolute_url()),
             "image": [image_object(request, image, fruit.name) for image in images],

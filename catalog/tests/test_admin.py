@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.text import capfirst
 
-from catalog.models import Fruit, FruitImage, FruitSpelling, FruitSynonym, FruitType
+from catalog.models import Fruit, FruitImage, FruitName, FruitSpelling, FruitType
 from core.db.search import search_document
 from core.rest.curators import CURATORS_GROUP
 from core.testing.admin_pages import form_errors, management_form, png_upload
@@ -35,29 +35,29 @@ def fruit_form_data(
     name="Gravensteiner",
     type=FruitType.APPLE,
     catalog_number="",
-    synonyms=(),
-    existing_synonyms=(),
+    names=(),
+    existing_names=(),
     existing_images=(),
     uploads=(),
     card_rows=(),
 ):
     """POST data of the fruit add/change page: the fruit's fields and both inline formsets.
 
-    `existing_synonyms` are (synonym, new name, position, delete) rows of the stored synonyms;
-    `synonyms` are (name, position) rows to add; `existing_images` are (image, delete) rows;
+    `existing_names` are (name, new text, position, delete) rows of the stored other names;
+    `names` are (text, position) rows to add; `existing_images` are (image, delete) rows;
     `card_rows` are the image rows (stored images first, then uploads) ticked as card image.
     """
     data = {"name": name, "type": type, "catalog_number": catalog_number}
     rows = [
-        {"id": synonym.pk, "name": new_name, "position": position, "DELETE": "on" if delete else ""}
-        for synonym, new_name, position, delete in existing_synonyms
-    ] + [{"id": "", "name": n, "position": p} for n, p in synonyms]
-    data |= management_form("synonyms", total=len(rows), initial=len(existing_synonyms))
+        {"id": name.pk, "name": text, "position": position, "DELETE": "on" if delete else ""}
+        for name, text, position, delete in existing_names
+    ] + [{"id": "", "name": n, "position": p} for n, p in names]
+    data |= management_form("names", total=len(rows), initial=len(existing_names))
     for index, row in enumerate(rows):
         for field, value in row.items():
             if field == "DELETE" and not value:
                 continue
-            data[f"synonyms-{index}-{field}"] = value
+            data[f"names-{index}-{field}"] = value
     data |= management_form("relations", total=0, initial=0)
     data |= management_form("characteristics", total=0, initial=0)
     data |= management_form(
@@ -74,7 +74,7 @@ def fruit_form_data(
     return data
 
 
-def bulk_fruits(count, *, start=1, with_synonyms=True):
+def bulk_fruits(count, *, start=1, with_names=True):
     """Many fruits fast: `bulk_create` with the search column filled as the services do."""
     fruits = Fruit.objects.bulk_create(
         Fruit(
@@ -85,9 +85,9 @@ def bulk_fruits(count, *, start=1, with_synonyms=True):
         )
         for i in range(count)
     )
-    if with_synonyms:
-        FruitSynonym.objects.bulk_create(
-            FruitSynonym(fruit=fruit, name=f"Alias {fruit.catalog_number}") for fruit in fruits
+    if with_names:
+        FruitName.objects.bulk_create(
+            FruitName(fruit=fruit, name=f"Alias {fruit.catalog_number}") for fruit in fruits
         )
     return fruits
 
@@ -146,7 +146,7 @@ def test_fruit_changelist_of_many_fruits_takes_constant_queries_and_reads_no_byt
 
 
 def test_fruit_changelist_shows_100_fruits_a_page(admin_client):
-    bulk_fruits(150, with_synonyms=False)
+    bulk_fruits(150, with_names=False)
 
     response = admin_client.get(FRUIT_CHANGELIST)
 
@@ -214,7 +214,7 @@ def test_fruit_list_sorts_by_name(admin_client, fruit_factory):
 # --- adding and changing fruits ------------------------------------------------------------------
 
 
-def test_add_fruit_with_synonyms_keeps_their_order_and_assigns_the_next_number(
+def test_add_fruit_with_names_keeps_their_order_and_assigns_the_next_number(
     admin_client, fruit_factory
 ):
     fruit_factory(name="Existing", catalog_number=41)
@@ -224,14 +224,14 @@ def test_add_fruit_with_synonyms_keeps_their_order_and_assigns_the_next_number(
         fruit_form_data(
             name="  Williams Christ ",
             type=FruitType.PEAR,
-            synonyms=[("Bartlett", ""), ("Williams Christbirne", "0")],
+            names=[("Bartlett", ""), ("Williams Christbirne", "0")],
         ),
     )
 
     assert response.status_code == 302, form_errors(response)
     fruit = Fruit.objects.get(name="Williams Christ")
     assert fruit.catalog_number == 42
-    assert fruit.synonym_names == ["Williams Christbirne", "Bartlett"]
+    assert [name["name"] for name in fruit.name_list] == ["Williams Christbirne", "Bartlett"]
     assert list(Fruit.objects.search("bartlett")) == [fruit]
     assert list(Fruit.objects.search("42")) == [fruit]
 
@@ -245,19 +245,19 @@ def test_add_fruit_with_synonyms_keeps_their_order_and_assigns_the_next_number(
 )
 def test_invalid_synonyms_are_a_form_error_and_nothing_is_saved(admin_client, synonyms, message):
     response = admin_client.post(
-        FRUIT_ADD, fruit_form_data(name="Schöner aus Boskoop", synonyms=synonyms)
+        FRUIT_ADD, fruit_form_data(name="Schöner aus Boskoop", names=synonyms)
     )
 
     assert response.status_code == 200
     assert 'class="errorlist nonform"' in response.text
     assert message in response.text
     assert not Fruit.objects.exists()
-    assert not FruitSynonym.objects.exists()
+    assert not FruitName.objects.exists()
 
 
 def test_change_page_renames_reorders_and_deletes_synonyms_as_one_list(admin_client, fruit_factory):
     fruit = fruit_factory(name="Gute Luise", synonyms=["A", "B", "C"])
-    a, b, c = fruit.synonyms.order_by("position")
+    a, b, c = fruit.names.order_by("position")
 
     # A and B swap names (the unique constraint would trip a row-by-row save), C goes.
     response = admin_client.post(
@@ -265,29 +265,29 @@ def test_change_page_renames_reorders_and_deletes_synonyms_as_one_list(admin_cli
         fruit_form_data(
             name="Gute Luise",
             catalog_number=fruit.catalog_number,
-            existing_synonyms=[(a, "B", 0, False), (b, "A", 1, False), (c, "C", 2, True)],
-            synonyms=[("Louise Bonne d'Avranches", "")],
+            existing_names=[(a, "B", 0, False), (b, "A", 1, False), (c, "C", 2, True)],
+            names=[("Louise Bonne d'Avranches", "")],
         ),
     )
 
     assert response.status_code == 302, form_errors(response)
     fruit.refresh_from_db()
-    assert fruit.synonym_names == ["B", "A", "Louise Bonne d'Avranches"]
-    assert [s.position for s in fruit.synonyms.all()] == [0, 1, 2]
+    assert [name["name"] for name in fruit.name_list] == ["B", "A", "Louise Bonne d'Avranches"]
+    assert [s.position for s in fruit.names.all()] == [0, 1, 2]
     assert "louise bonne davranches" in fruit.search_text  # apostrophes are folded away
     assert list(Fruit.objects.search("louise bonne")) == [fruit]
 
 
 def test_renaming_a_fruit_to_one_of_its_synonyms_is_refused(admin_client, fruit_factory):
     fruit = fruit_factory(name="Gravensteiner", synonyms=["Gravenstein"])
-    (synonym,) = fruit.synonyms.all()
+    (synonym,) = fruit.names.all()
 
     response = admin_client.post(
         fruit_change_url(fruit),
         fruit_form_data(
             name="GRAVENSTEIN",
             catalog_number=fruit.catalog_number,
-            existing_synonyms=[(synonym, "Gravenstein", 0, False)],
+            existing_names=[(synonym, "Gravenstein", 0, False)],
         ),
     )
 
@@ -605,7 +605,7 @@ def test_image_changelist_shows_previews_and_metadata_in_constant_queries_withou
     add_image(fruit)
     with CaptureQueriesContext(connection) as few:
         admin_client.get(IMAGE_CHANGELIST)
-    for other in bulk_fruits(20, start=100, with_synonyms=False):
+    for other in bulk_fruits(20, start=100, with_names=False):
         add_image(other)
 
     with (

@@ -3,7 +3,7 @@
 import pytest
 
 from catalog import search
-from catalog.models import Fruit, FruitSynonym
+from catalog.models import Fruit, FruitName
 from catalog.validators import clean_names
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +87,7 @@ def test_invalid_fruits_are_rejected_and_nothing_is_stored(curator_client, body,
     assert response.status_code == 400
     assert field in response.json()
     assert not Fruit.objects.exists()
-    assert not FruitSynonym.objects.exists()
+    assert not FruitName.objects.exists()
 
 
 def test_hundred_synonyms_are_accepted_in_order(curator_client):
@@ -136,7 +136,7 @@ def test_delete_removes_the_fruit_with_synonyms_and_images(
     add_image(fruit)
     assert curator_client.delete(f"{FRUITS}/{fruit.pk}").status_code == 204
     assert curator_client.get(f"{FRUITS}/{fruit.pk}").status_code == 404
-    assert not FruitSynonym.objects.exists()
+    assert not FruitName.objects.exists()
 
 
 def test_trailing_slash_works_without_redirect(anon_client, fruit_factory):
@@ -370,14 +370,16 @@ def test_search_never_matches_across_name_and_synonyms(anon_client, fruit_factor
 def test_synonyms_are_listed_in_their_stored_order_not_by_name_or_id(anon_client, fruit_factory):
     fruit = fruit_factory(name="Apfel", synonyms=["Anna", "Berta", "Clara", "Dora"])
     # Positions reversed behind the rows' backs: ids and names now run against the order.
-    for synonym in FruitSynonym.objects.filter(fruit=fruit):
-        FruitSynonym.objects.filter(pk=synonym.pk).update(position=10 - synonym.position)
+    for name in FruitName.objects.filter(fruit=fruit):
+        FruitName.objects.filter(pk=name.pk).update(position=10 - name.position)
     expected = ["Dora", "Clara", "Berta", "Anna"]
     assert anon_client.get(f"{FRUITS}/{fruit.pk}").json()["synonyms"] == expected
     assert anon_client.get(FRUITS).json()["results"][0]["synonyms"] == expected
     assert "Dora, Clara, Berta, Anna" in anon_client.get("/").content.decode()
-    assert Fruit.objects.with_list_data().get(pk=fruit.pk).synonym_names == expected
-    assert Fruit.objects.get(pk=fruit.pk).synonym_names == expected
+    assert [
+        name["name"] for name in Fruit.objects.with_list_data().get(pk=fruit.pk).name_list
+    ] == expected
+    assert [name["name"] for name in Fruit.objects.get(pk=fruit.pk).name_list] == expected
 
 
 def test_a_fruit_without_synonyms_lists_an_empty_list(anon_client, fruit_factory):
@@ -390,11 +392,11 @@ def test_a_fruit_read_for_a_list_shows_its_new_synonyms_after_they_are_set(fruit
 
     fruit = fruit_factory(name="Apfel", synonyms=["Eins"])
     listed = Fruit.objects.with_list_data().get(pk=fruit.pk)
-    assert listed.synonym_names == ["Eins"]
+    assert [name["name"] for name in listed.name_list] == ["Eins"]
     fruit_set_names(
         fruit=listed, names=clean_names([{"name": "Zwei"}, {"name": "Drei"}], fruit_name="Apfel")
     )
-    assert listed.synonym_names == ["Zwei", "Drei"]
+    assert [name["name"] for name in listed.name_list] == ["Zwei", "Drei"]
 
 
 def test_a_deleted_fruits_automatic_number_is_never_issued_again(curator_client):
@@ -480,7 +482,7 @@ def test_bad_names_are_a_400_and_nothing_is_stored(curator_client, names, messag
     response = create(curator_client, name="Apfel", type="apple", names=names)
     assert response.status_code == 400
     assert "names" in response.json() and message in str(response.json()["names"])
-    assert not Fruit.objects.exists() and not FruitSynonym.objects.exists()
+    assert not Fruit.objects.exists() and not FruitName.objects.exists()
 
 
 def test_names_and_synonyms_together_are_a_400(curator_client):

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from openpyxl import Workbook
 
-from catalog.models import Fruit, FruitSynonym
+from catalog.models import Fruit, FruitName
 from catalog.validators import clean_names
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def xlsx(rows: list[list]) -> bytes:
 
 def catalog() -> list[tuple]:
     return [
-        (fruit.catalog_number, fruit.name, fruit.type, fruit.synonym_names)
+        (fruit.catalog_number, fruit.name, fruit.type, [name["name"] for name in fruit.name_list])
         for fruit in Fruit.objects.with_names().in_catalog_order()
     ]
 
@@ -225,7 +225,7 @@ def test_an_updated_fruit_keeps_the_kind_and_language_of_its_unchanged_names(cur
         "5,Goldparmäne,apple,Reine des Reinettes; Wintergoldparmäne\n"
     )
     assert post_csv(curator_client, body).json()["updated"] == 1
-    kinds = list(FruitSynonym.objects.order_by("position").values_list("name", "kind", "language"))
+    kinds = list(FruitName.objects.order_by("position").values_list("name", "kind", "language"))
     assert kinds == [
         ("Reine des Reinettes", "translation", "fr"),
         ("Wintergoldparmäne", "synonym", ""),

@@ -202,3 +202,64 @@ def test_each_fruit_gets_its_spellings_as_rows_and_back(migrator):
     back = migrator.apply_tested_migration(("catalog", "0020_refill_search_text_with_spellings"))
     assert back.apps.get_model("catalog", "Fruit").objects.get(pk=fruit.pk).name == fruit.name
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_names_model_rename_keeps_every_name_and_the_curators_rights_both_ways(migrator):
+    old_state = migrator.apply_initial_migration(
+        ("catalog", "0025_curators_newer_catalog_permissions")
+    )
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    FruitSynonym = old_state.apps.get_model("catalog", "FruitSynonym")
+    boskoop = Fruit.objects.create(name="Schöner aus Boskoop", type="apple")
+    luise = Fruit.objects.create(name="Gute Luise", type="pear")
+    rows = [
+        (boskoop.pk, "Boskoop", "synonym", "", ""),
+        (boskoop.pk, "Belle de Boskoop", "translation", "fr", "in French nurseries"),
+        (luise.pk, "Louise Bonne d'Avranches", "historic", "fr", ""),
+    ]
+    for position, (fruit_id, name, kind, language, note) in enumerate(rows):
+        FruitSynonym.objects.create(
+            fruit_id=fruit_id,
+            name=name,
+            name_key=name.casefold(),
+            position=position,
+            kind=kind,
+            language=language,
+            note=note,
+        )
+
+    def stored(state, model):
+        names = state.apps.get_model("catalog", model).objects.order_by("position")
+        return [(n.fruit_id, n.name, n.kind, n.language, n.note) for n in names]
+
+    def curators_codenames(state):
+        group = state.apps.get_model("auth", "Group").objects.get(name="Curators")
+        codenames = group.permissions.values_list("codename", flat=True)
+        return {
+            codename for codename in codenames if "fruitname" in codename or "synonym" in codename
+        }
+
+    new_state = migrator.apply_tested_migration(("catalog", "0026_rename_fruitsynonym_fruitname"))
+    assert stored(new_state, "FruitName") == rows
+    assert curators_codenames(new_state) == {
+        f"{action}_fruitname" for action in ("add", "change", "delete", "view")
+    }
+    tables = connection.introspection.table_names()
+    assert "catalog_fruitname" in tables and "catalog_fruitsynonym" not in tables
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            constraints = connection.introspection.get_constraints(cursor, "catalog_fruitname")
+        assert {
+            "fruitname_unique_name_key_per_fruit",
+            "fruitname_name_not_empty",
+            "fruitname_kind_valid",
+            "fruitname_language_iso_639_1",
+        } <= set(constraints)
+
+    back = migrator.apply_tested_migration(("catalog", "0025_curators_newer_catalog_permissions"))
+    assert stored(back, "FruitSynonym") == rows
+    assert curators_codenames(back) == {
+        f"{action}_fruitsynonym" for action in ("add", "change", "delete", "view")
+    }
+    migrator.reset()

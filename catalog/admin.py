@@ -243,8 +243,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         return getattr(fruit, "image_count", None)
 
     def save_model(self, request, obj, form, change):
-        """Store through the API's service: an empty catalog number gets the next free one."""
-        fruit_save(fruit=obj)
+        """Nothing yet: `save_related` stores the fruit with its names, once their formset is
+        known, in one write."""
 
     def delete_model(self, request, obj):
         """Delete through the API's service (the fruit is locked against concurrent writes)."""
@@ -257,8 +257,12 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
             fruit_delete(fruit=fruit)
 
     def save_related(self, request, form, formsets, change):
-        """Save the inlines and the images added in one go, store the ticked card image,
-        refresh the search column."""
+        """Store the fruit with its names through the API's service (an empty catalog number
+        gets the next free one; the search column is computed once), then the other inlines,
+        the ticked card image and the images added in one go."""
+        names = next((f.changed_name_list() for f in formsets if isinstance(f, NameFormSet)), None)
+        fruit_save(fruit=form.instance, names=names)
+        # The names formset's save only records what changed, for the history message.
         super().save_related(request, form, formsets, change)
         for formset in formsets:
             if isinstance(formset, FruitImageFormSet):
@@ -270,7 +274,6 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
                 f"Skipped {len(skipped)} file(s) the fruit already had: {', '.join(skipped)}.",
                 messages.WARNING,
             )
-        form.instance.refresh_search_text()
 
 
 @admin.register(FruitImage)

@@ -10,7 +10,7 @@ from blobs.uploads import (
     validate_upload_size,
 )
 from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitName, FruitRelation, NameKind
-from catalog.services import fruit_set_names, fruit_set_relations, next_catalog_number
+from catalog.services import fruit_set_relations, next_catalog_number
 from catalog.validators import clean_names, clean_relations
 
 
@@ -116,11 +116,12 @@ def kept_in_position_order(formset, *, filled: str, record) -> list[dict]:
 
 
 class NameFormSet(forms.BaseInlineFormSet):
-    """The other names of one fruit, validated and written as a whole like the API's `names`.
+    """The other names of one fruit, validated as a whole like the API's `names`.
 
-    Saving replaces the whole set through `fruit_set_names` (see `save`), so renaming two names
-    into each other, or deleting "Boskoop" while adding "boskoop", never trips the
-    case-insensitive unique constraint half-way through.
+    They are written with the fruit, by the service (`fruit_save(names=changed_name_list())` in
+    the admin's `save_related`), which replaces the whole list: renaming two names into each
+    other, or deleting "Boskoop" while adding "boskoop", never trips the case-insensitive
+    unique constraint half-way through, and the search column is computed once.
     """
 
     def clean(self):
@@ -137,25 +138,27 @@ class NameFormSet(forms.BaseInlineFormSet):
             self.name_list = clean_names(kept, fruit_name=self.instance.name or "")
         except ValidationError as error:
             raise ValidationError(error.messages) from None
+        # The names as stored, for the history: read from the database, since validation has
+        # already written the new values onto the instances of the initial forms.
+        self.names_before = list(FruitName.objects.filter(fruit_id=self.instance.pk))
+
+    def changed_name_list(self) -> list[dict] | None:
+        """The validated names to store, or None when no row changed (the names stay)."""
+        return self.name_list if self.has_changed() else None
 
     def save(self, commit=True):
-        """Replace the fruit's names with the validated list; record what changed for the log.
+        """Record what the fruit's write changed in its names, for the admin's history.
 
-        The admin builds its history message from `new_objects`, `changed_objects` and
+        The admin builds its message from `new_objects`, `changed_objects` and
         `deleted_objects`, which `BaseModelFormSet.save` would set.
         """
+        self.saved_forms = []
+        self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
         if not self.has_changed():
-            self.new_objects, self.changed_objects, self.deleted_objects = [], [], []
-            self.saved_forms = []
             return []
-        # Read from the database: validation has already written the new values onto the
-        # instances of the initial forms.
-        before = {name.name: name for name in FruitName.objects.filter(fruit=self.instance)}
-        records = getattr(self, "name_list", [])
-        texts = [record["name"] for record in records]
-        fruit_set_names(fruit=self.instance, names=records)
+        before = {name.name: name for name in self.names_before}
         after = {name.name: name for name in FruitName.objects.filter(fruit=self.instance)}
-        self.new_objects = [after[text] for text in texts if text not in before]
+        self.new_objects = [name for text, name in after.items() if text not in before]
         self.deleted_objects = [name for text, name in before.items() if text not in after]
         self.changed_objects = [
             (after[text], changed)
@@ -169,7 +172,6 @@ class NameFormSet(forms.BaseInlineFormSet):
                 ]
             )
         ]
-        self.saved_forms = []
         return list(after.values())
 
 

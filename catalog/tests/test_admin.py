@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.text import capfirst
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitSpelling, FruitType
+from catalog.signals import searched_names
 from core.db.search import search_document
 from core.rest.curators import CURATORS_GROUP
 from core.testing.admin_pages import form_errors, management_form, png_upload
@@ -307,6 +308,40 @@ def test_renaming_refreshes_the_search_column(admin_client, fruit_factory):
     assert response.status_code == 302, form_errors(response)
     assert list(Fruit.objects.search("hauszwetschge")) == [fruit]
     assert not Fruit.objects.search("old name").exists()
+
+
+def test_saving_a_fruit_with_its_names_computes_its_search_once_and_logs_the_names(
+    admin_client, fruit_factory
+):
+    fruit = fruit_factory(name="Gute Luise", synonyms=["Alpha", "Beta"])
+    a, b = fruit.names.order_by("position")
+    asked = []
+
+    def count_refreshes(sender, fruit_ids, **kwargs):
+        asked.append(fruit_ids)
+        return {}
+
+    searched_names.connect(count_refreshes)
+    try:
+        response = admin_client.post(
+            fruit_change_url(fruit),
+            fruit_form_data(
+                name="Gute Luise",
+                catalog_number=fruit.catalog_number,
+                existing_names=[(a, "Alpha", 0, False), (b, "Beta", 1, True)],
+                names=[("Louise Bonne", "")],
+            ),
+        )
+    finally:
+        searched_names.disconnect(count_refreshes)
+
+    assert response.status_code == 302, form_errors(response)
+    assert asked == [[fruit.pk]]
+    assert list(Fruit.objects.search("louise bonne")) == [fruit]
+    assert not Fruit.objects.search("beta").exists()
+    history = admin_client.get(reverse("admin:catalog_fruit_history", args=[fruit.pk])).text
+    assert "Added fruit synonym \N{LEFT DOUBLE QUOTATION MARK}Louise Bonne" in history
+    assert "Deleted fruit synonym \N{LEFT DOUBLE QUOTATION MARK}Beta" in history
 
 
 def test_clearing_a_catalog_number_is_refused(admin_client, fruit_factory):

@@ -152,8 +152,9 @@ class SchemaView(SpectacularAPIView):
 
 # The API's documentation pages load only the service's own files (drf-spectacular's sidecar).
 # Their inline bootstrap scripts and styles and ReDoc's search worker (a blob) need the inline
-# and blob sources; nothing may come from another host, so a bundle that reaches for a CDN (ReDoc's
-# logo did) is blocked and shows in the browser's console.
+# and blob sources; nothing may come from another host, so a bundle that reaches for a CDN is
+# blocked and shows in the browser's console (ReDoc's page keeps its bundle's logo of Redocly's
+# CDN from being asked for at all: core/templates/core/redoc.html).
 DOCS_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.forms.formsets import DELETION_FIELD_NAME
 
 from blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
 from blobs.uploads import (
@@ -101,13 +102,18 @@ class FruitAdminForm(forms.ModelForm):
         return number
 
 
+def is_deleted(formset, form) -> bool:
+    """Whether the form's row is ticked for deletion (its formset validated)."""
+    return formset.can_delete and bool(form.cleaned_data.get(DELETION_FIELD_NAME))
+
+
 def kept_in_position_order(formset, *, filled: str, record) -> list[dict]:
     """The records (`record(cleaned_data)`) of an inline formset's rows that are kept (not
     deleted, `filled` given), by their `position`; rows without one last, as on the page."""
     kept = []
     for index, form in enumerate(formset.forms):
         data = getattr(form, "cleaned_data", None)
-        if not data or formset._should_delete_form(form) or not data.get(filled):
+        if not data or is_deleted(formset, form) or not data.get(filled):
             continue
         position = data.get("position")
         kept.append((position is None, position or 0, index, record(data)))
@@ -244,8 +250,7 @@ class FruitImageFormSet(forms.BaseInlineFormSet):
         return [
             form
             for form in self.forms
-            if getattr(form, "cleaned_data", {}).get("card_image")
-            and not self._should_delete_form(form)
+            if getattr(form, "cleaned_data", {}).get("card_image") and not is_deleted(self, form)
         ]
 
 

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from blobs.serializers import absolute_url
 from catalog.models import FruitImage, FruitType
 from core.db.ids import ID_MAX
-from core.rest.fields import TextField, TextModelSerializer
+from core.rest.fields import TextField, TextModelSerializer, WholeEntrySerializer
 from identification.models import (
     NOTE_MAX,
     PAGES_MAX,
@@ -17,7 +17,9 @@ from identification.models import (
 )
 
 
-class StateSerializer(serializers.Serializer):
+class StateSerializer(WholeEntrySerializer):
+    """A state of a characteristic: its value, its label and the image that shows it."""
+
     value = serializers.IntegerField(min_value=STATE_VALUE_MIN, max_value=STATE_VALUE_MAX)
     label = serializers.CharField(max_length=100)
     image = serializers.DictField(
@@ -126,7 +128,7 @@ class SourceSerializer(serializers.Serializer):
     pages = serializers.CharField()
 
 
-class FruitCharacteristicSerializer(serializers.Serializer):
+class FruitCharacteristicSerializer(WholeEntrySerializer):
     """What a fruit shows of a characteristic, and the publication that says so."""
 
     code = serializers.CharField(max_length=50)

@@ -2,6 +2,7 @@
 
 from django.db import models
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 
 class TextField(serializers.CharField):
@@ -21,3 +22,19 @@ class TextModelSerializer(serializers.ModelSerializer):
         models.CharField: TextField,
         models.TextField: TextField,
     }
+
+
+class WholeEntrySerializer(serializers.Serializer):
+    """An entry of a list that a write replaces whole (a characteristic's states, a fruit's
+    characteristics): checked as a whole in a PATCH too.
+
+    DRF hands a partial update down to nested serializers, whose fields then skip what is
+    missing, required or defaulted; an entry would arrive without its `value`. Validated as a
+    serializer of its own, the entry keeps its required fields and defaults in every write.
+    """
+
+    def run_validation(self, data=empty):
+        if self.parent is None or not getattr(self.root, "partial", False):
+            return super().run_validation(data)
+        whole = type(self)(*self._args, **{**self._kwargs, "context": self.context})
+        return whole.run_validation(data)

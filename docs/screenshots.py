@@ -5,7 +5,8 @@
 The server should hold the demo data (`make demo`, then `make run`). Writes
 docs/screenshots/grid-desktop.png (1280 px wide), grid-phone.png (390 px), fruit.png,
 publication.png, identify-phone.png (a described apple: the next questions first, the
-candidates a tap away; 390 px) and compare.png.
+candidates a tap away; 390 px), compare.png and compare-phone.png (scrolled to the last
+variety, 390 px).
 Refuses to write anything while a card shows the "No photo yet" placeholder or an image fails
 to load, and reports console errors and requests to other origins it saw.
 """
@@ -104,6 +105,12 @@ def take(browser, base_url: str, log: PageLog, out: Path) -> list[Path]:
     page.goto(f"{base_url}{compare}")
     settle(page)
     shoot(page, "compare.png", full_page=True)
+
+    phone_page.goto(f"{base_url}{compare}")
+    settle(phone_page)
+    # Scrolled to the last variety: the row labels stay in view.
+    phone_page.eval_on_selector(".compare-scroll", "box => { box.scrollLeft = box.scrollWidth; }")
+    shoot(phone_page, "compare-phone.png")
 
     desktop.close()
     phone.close()

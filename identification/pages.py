@@ -170,8 +170,11 @@ def percent(score: float) -> str:
 @require_safe
 def compare_page(request):
     """2-6 fruits side by side: picture, names, and every characteristic any of them shows,
-    the rows where they differ marked."""
-    raw = request.GET.get("fruits", "")
+    the rows where they differ marked; without `fruits`, how to choose them."""
+    context = {"fruits": [], "rows": [], "section": "identify"}
+    if "fruits" not in request.GET:
+        return render_page(request, "identification/compare.html", context)
+    raw = request.GET["fruits"]
     parts = [parse_id(part.strip()) for part in raw.split(",") if part.strip()]
     if None in parts:
         return compare_error(request, "fruits: give fruit numbers separated by commas.")
@@ -199,11 +202,8 @@ def compare_page(request):
         cells = [shown[char_id].get(fruit.pk) for fruit in fruits]
         described = {tuple(cell) for cell in cells if cell}
         rows.append({"name": name, "cells": cells, "differs": len(described) > 1})
-    return render_page(
-        request,
-        "identification/compare.html",
-        {"fruits": fruits, "rows": rows, "section": "identify"},
-    )
+    context |= {"fruits": fruits, "rows": rows}
+    return render_page(request, "identification/compare.html", context)
 
 
 def compare_error(request, message: str, status: int = 400):

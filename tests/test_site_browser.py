@@ -203,6 +203,7 @@ def site_pages(live_server) -> dict[str, SitePage]:
             "/compare/?fruits=" + ",".join(str(pk) for pk in compared),
             "table.compare tr.compare__differs",
         ),
+        "compare, nothing chosen": SitePage("/compare/", ".notice.empty h2"),
         "404 page": SitePage("/no-such-page/", ".notice--page h1", status=404),
     }
     return {name: replace(page, url=f"{live_server.url}{page.url}") for name, page in pages.items()}
@@ -627,6 +628,47 @@ def test_after_answers_the_next_question_is_on_the_first_screen_the_candidates_a
         page.wait_for_function("() => location.hash === '#candidates-heading'")
         assert 0 <= candidates.bounding_box()["y"] < screen
         assert page.locator("ol.candidates .candidate").first.is_visible()
+
+
+def compare_url(live_server, *names: str) -> str:
+    ids = [Fruit.objects.get(name=name).pk for name in names]
+    return f"{live_server.url}/compare/?fruits={','.join(str(pk) for pk in ids)}"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_every_compared_variety_can_be_brought_into_view_beside_the_row_labels(
+    page, live_server, demo, viewport
+):
+    page.set_viewport_size(viewport)
+    names = ["Schöner aus Boskoop", "Roter Boskoop", "Gravensteiner", "Elstar"]
+    page.goto(compare_url(live_server, *names))
+
+    frame = page.locator(".compare-scroll").bounding_box()
+    label = page.locator(".compare tbody th").first
+    columns = page.locator(".compare thead th")
+    assert columns.count() == len(names)
+    for index in [*range(len(names)), 0]:  # there and back
+        column = columns.nth(index)
+        column.evaluate("th => th.scrollIntoView({block: 'nearest', inline: 'nearest'})")
+        shown, labels = column.bounding_box(), label.bounding_box()
+        assert labels["x"] >= frame["x"] - 1, f"the row labels scrolled away to show {names[index]}"
+        assert shown["x"] >= labels["x"] + labels["width"] - 1, (
+            f"{names[index]} is under the labels"
+        )
+        assert shown["x"] + shown["width"] <= frame["x"] + frame["width"] + 1, names[index]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_the_compared_varieties_pictures_line_up(page, live_server, demo, viewport):
+    page.set_viewport_size(viewport)
+    # Two, none and three other names under the name: headers of different heights.
+    page.goto(compare_url(live_server, "Schöner aus Boskoop", "Elstar", "Weißer Klarapfel"))
+
+    tops = page.eval_on_selector_all(
+        ".compare thead img", "images => images.map(image => image.getBoundingClientRect().top)"
+    )
+    assert len(tops) == 3 and max(tops) - min(tops) < 1, tops
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])

@@ -110,6 +110,16 @@ def test_the_compare_page_wants_two_to_six_fruits_of_the_catalog(client, fruits,
     assert client.get("/compare/", {"fruits": fruits}).status_code == status
 
 
+def test_the_compare_page_without_fruits_says_how_to_choose_them(client):
+    response = client.get("/compare/")
+
+    assert response.status_code == 200
+    text = text_of(response)
+    assert "Pick two to six varieties to compare" in text
+    assert 'href="/"' in response.text and 'href="/identify/"' in response.text
+    assert "fruits:" not in text and 'role="alert"' not in response.text
+
+
 def legends(html: str) -> list[str]:
     """The labels of the questions in `html`, in page order."""
     return [legend.strip() for legend in re.findall(r"<legend>([^<]+)</legend>", html)]

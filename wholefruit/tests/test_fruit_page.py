@@ -200,7 +200,8 @@ def test_the_fruit_page_shows_characteristics_sources_and_a_compare_link_for_con
     FruitRelation.objects.create(fruit=other, kind="confused_with", other=fruit, name="Elstar")
     response = client.get(f"/fruits/{fruit.pk}/")
     text = words_of(response)
-    assert "Fruit: size medium or large ( Apfelsorten , p. 42)" in text
+    assert "Size medium or large ( Apfelsorten , p. 42)" in text
+    assert "Fruit:" not in text  # the stored UPOV name "Fruit: size" reads as a word
     assert "Often confused with Elshof" in text
     assert f'href="/compare/?fruits={fruit.pk},{other.pk}"' in response.text
 

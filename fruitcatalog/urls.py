@@ -14,6 +14,7 @@ from identification.pages import compare_page, identify_page
 from publications.pages import publication_list, publication_page
 from wholefruit.pages import fruit_page
 
+handler400 = "core.site.faults.bad_request"
 handler404 = "core.site.pages.not_found"
 handler500 = "core.site.faults.server_error"
 

@@ -10,7 +10,13 @@ database (503) and a transaction the database rolled back to resolve a deadlock 
 import logging
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import (
+    DisallowedHost,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
@@ -138,13 +144,31 @@ def exception_handler(exc, context):
         )
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()  # one message for every 404, as the API documents
-    elif isinstance(exc, RequestDataTooBig):
-        exc = UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     elif isinstance(exc, SuspiciousOperation):
-        exc = exceptions.ParseError(str(exc) or "Bad request.")
+        exc = refusal(exc)
     elif isinstance(exc, exceptions.UnsupportedMediaType) and context.get("view") is not None:
         exc = unsupported_media_type(exc, context["view"])
     return drf_exception_handler(exc, context)
+
+
+def refusal(error: Exception) -> exceptions.APIException:
+    """The answer to a request Django refused (`SuspiciousOperation`, `BadRequest`): a 413 for a
+    body over Django's limit, else a 400 saying what was wrong. Django's own messages for too
+    many fields and an unknown host name its settings, which are no business of the client's."""
+    if isinstance(error, RequestDataTooBig):
+        return UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    if isinstance(error, TooManyFieldsSent):
+        return exceptions.ParseError(
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} parameters "
+            "(query parameters and form fields together)."
+        )
+    if isinstance(error, TooManyFilesSent):
+        return exceptions.ParseError(
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files."
+        )
+    if isinstance(error, DisallowedHost):
+        return exceptions.ParseError("The Host header names no host this service answers for.")
+    return exceptions.ParseError(str(error) or "Bad request.")
 
 
 def unsupported_media_type(exc, view) -> exceptions.UnsupportedMediaType:

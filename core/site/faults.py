@@ -1,11 +1,16 @@
-"""A database or cache that cannot be reached, outside DRF's views: a 503 in the page's language.
+"""What fails outside DRF's views, answered in the path's language: JSON under /api/, the site's
+pages elsewhere.
 
-DRF's exception handler answers the API's views (JSON). This covers everything else: the public
-site and the admin get an HTML 503 page in the site's style, other paths under /api/ the API's
-JSON 503; both carry `Retry-After`. Views' errors reach the middleware below (one log line, no
-traceback); errors of other middleware (a session saved while logging in) reach Django's 500
-handler, `server_error`, which answers them the same way. Any other error is a bug: Django logs
-its traceback and `server_error` answers 500, as JSON in DRF's shape under /api/.
+A database or cache that cannot be reached is a 503. DRF's exception handler answers the API's
+views (JSON). This covers everything else: the public site and the admin get an HTML 503 page in
+the site's style, other paths under /api/ the API's JSON 503; both carry `Retry-After`. Views'
+errors reach the middleware below (one log line, no traceback); errors of other middleware (a
+session saved while logging in) reach Django's 500 handler, `server_error`, which answers them
+the same way. Any other error is a bug: Django logs its traceback and `server_error` answers 500,
+as JSON in DRF's shape under /api/.
+
+A request Django refuses before any view (too many parameters, a host it does not serve, a body
+over its limit) reaches Django's 400 handler, `bad_request`.
 """
 
 import sys
@@ -20,6 +25,7 @@ from core.rest.exceptions import (
     error_response,
     is_unavailable,
     log_unavailable,
+    refusal,
 )
 from core.site.pages import render_page
 
@@ -60,3 +66,13 @@ def server_error(request):
     if request.path_info.startswith("/api/"):
         return error_response(APIException())  # {"detail": "A server error occurred."}
     return defaults.server_error(request)
+
+
+def bad_request(request, exception):
+    """Django's 400 handler, for what Django refuses before any view (too many parameters, a
+    host it does not serve, a body over its limit): DRF's JSON under /api/, the site's 400 page
+    elsewhere, each saying what was wrong (a body over the limit is a 413 in both)."""
+    error = refusal(exception)
+    if request.path_info.startswith("/api/"):
+        return error_response(error)
+    return render_page(request, "400.html", {"message": error.detail}, status=error.status_code)

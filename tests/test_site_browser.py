@@ -465,6 +465,69 @@ def test_long_names_wrap_inside_their_cards(page, live_server, fruit_factory, wi
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
 
 
+# Each word of each name in `selector` that the layout splits over lines, where the split is
+# not at a soft hyphen (the browser then shows no hyphen; its own hyphenation needs dictionaries
+# that Debian's Chromium does not have, so a long name must fit).
+WORDS_SPLIT_WITHOUT_HYPHEN = """
+selector => [...document.querySelectorAll(selector)].flatMap(name => {
+    const text = name.firstChild;
+    const split = [];
+    for (const word of text.textContent.matchAll(/\\S+/g)) {
+        const lines = new Map();
+        for (let at = word.index; at < word.index + word[0].length; at++) {
+            const range = document.createRange();
+            range.setStart(text, at);
+            range.setEnd(text, at + 1);
+            const box = range.getClientRects()[0];
+            if (box && box.width) lines.set(Math.round(box.top), at);
+        }
+        // The last character shown on each line but the last: a soft hyphen must follow it.
+        const ends = [...lines.values()].slice(0, -1);
+        const hyphenated = at => text.textContent.slice(at, at + 2).includes("\\u00ad");
+        if (!ends.every(hyphenated)) split.push(word[0]);
+    }
+    return split;
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 768, 1280])
+def test_a_long_name_on_a_card_fits_or_breaks_with_a_hyphen(page, live_server, demo, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    split = {}
+    for path, selector in [
+        ("/?type=pear", "#results .card__name"),
+        ("/identify/?type=pear&fruit_size=5", ".candidate__name"),
+    ]:
+        page.goto(f"{live_server.url}{path}")
+        names = page.locator(selector).all_text_contents()
+        assert "Vereinsdechantsbirne" in [name.strip() for name in names], path
+        split[path] = page.evaluate(WORDS_SPLIT_WITHOUT_HYPHEN, selector)
+    assert not any(split.values()), f"split mid-word without a hyphen at {width} px: {split}"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_type_chips_that_scroll_sideways_show_that_they_do(page, live_server, demo, viewport):
+    page.set_viewport_size(viewport)
+    page.goto(f"{live_server.url}/")
+
+    chips = page.locator("nav.chips ul")
+    scrolls = chips.evaluate("list => list.scrollWidth > list.clientWidth")
+    fade = chips.evaluate(
+        "list => { const style = getComputedStyle(list);"
+        " return style.maskImage || style.webkitMaskImage || 'none'; }"
+    )
+    if viewport is DESKTOP:
+        assert not scrolls, "every chip shows on a desktop"
+        return
+    assert scrolls, "the demo's chips are meant to overflow a phone's width"
+    assert "gradient" in fade, "nothing shows that the chips scroll sideways"
+    # Scrolled to the end, the last chip stands clear of the fade.
+    chips.evaluate("list => { list.scrollLeft = list.scrollWidth; }")
+    last = page.locator("nav.chips li").last.bounding_box()
+    box = chips.bounding_box()
+    assert last["x"] + last["width"] <= box["x"] + box["width"] - 16
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_no_public_page_scrolls_sideways(page, page_log, live_server, demo, width):
     page.set_viewport_size({"width": width, "height": 900})

@@ -243,3 +243,19 @@ def test_an_empty_catalog_says_it_is_empty_and_how_to_load_the_demo(client):
     assert "The catalog is empty" in text
     assert "make demo" in text and "manage.py load_demo_data" in text
     assert "No fruits found" not in text and "Nothing matches" not in text
+
+
+def test_a_cards_other_names_carry_their_language_where_it_is_known(client, fruit_factory):
+    fruit_factory(
+        name="Vereinsdechantsbirne",
+        type=FruitType.PEAR,
+        names=[
+            {"name": "Doyenné du Comice", "kind": "translation", "language": "fr"},
+            {"name": "Comice", "kind": "synonym"},
+        ],
+    )
+
+    text = client.get("/").content.decode()
+
+    # A name of no known language is in the page's.
+    assert '<span lang="fr">Doyenné du Comice</span>, Comice</p>' in text

@@ -18,6 +18,7 @@ from catalog.exports import fruit_page_url
 from catalog.models import FruitImage, FruitType
 from core.db.ids import ID_PATTERN
 from core.rest.exceptions import ConcurrentChange, Conflict
+from core.rest.schema import error_response
 from core.rest.viewsets import ReadBackMixin
 from identification.identify import LIMIT_DEFAULT, LIMIT_MAX, identify
 from identification.models import Characteristic
@@ -27,6 +28,13 @@ from identification.services import StateInUse, characteristic_delete, character
 CHARACTERISTIC_ID = OpenApiParameter(
     "id", int, OpenApiParameter.PATH, description="Characteristic id."
 )
+WRITTEN_CHARACTERISTIC = {
+    200: CharacteristicSerializer,
+    409: error_response(
+        "A state the write removes is in use by fruits' values (`detail` names it), or the "
+        "write lost a race with another change; nothing changed."
+    ),
+}
 
 
 class CharacteristicFilter(django_filters.FilterSet):
@@ -52,11 +60,13 @@ class CharacteristicFilter(django_filters.FilterSet):
         summary="Replace a characteristic",
         description="Writing `states` replaces them: 409 when a removed state is in use.",
         parameters=[CHARACTERISTIC_ID],
+        responses=WRITTEN_CHARACTERISTIC,
     ),
     partial_update=extend_schema(
         summary="Update a characteristic",
         description="Writing `states` replaces them: 409 when a removed state is in use.",
         parameters=[CHARACTERISTIC_ID],
+        responses=WRITTEN_CHARACTERISTIC,
     ),
     destroy=extend_schema(
         summary="Delete a characteristic with its states and the values stored for it",
@@ -212,7 +222,7 @@ class IdentifyView(GenericAPIView):
             ),
             OpenApiParameter(
                 "limit",
-                int,
+                {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "default": LIMIT_DEFAULT},
                 description=f"Candidates to list, 1-{LIMIT_MAX} (default {LIMIT_DEFAULT}).",
             ),
             OpenApiParameter(

@@ -41,10 +41,12 @@ CLAIM_LOCK_GRACE_SECONDS = 2  # PostgreSQL: a claim younger than this may not ho
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     HEADER,
-    OpenApiTypes.STR,
+    # KEY_PATTERN as the schema says it: visible ASCII is "!" (0x21) to "~" (0x7e).
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
     OpenApiParameter.HEADER,
     description=(
-        "Optional. 1 to 255 visible ASCII characters, e.g. a UUID. A retry with the same key by "
+        "Optional. 1 to 255 visible ASCII characters (no space), e.g. a UUID; any other key "
+        "is a 400 and nothing is written. A retry with the same key by "
         "the same user within 24 hours writes nothing and gets the first answer again (same "
         "status and body, plus `Idempotent-Replayed: true`); bodies are compared by content "
         "(JSON by value, multipart by fields and file bytes). The same key with another "

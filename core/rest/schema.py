@@ -5,6 +5,7 @@ Byte bodies are described next to the byte views, in `blobs.schema`.
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -63,6 +64,12 @@ def _error_response(code: str) -> dict:
         "description": ERROR_DESCRIPTIONS[code],
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema_ref}"}}},
     }
+
+
+def error_response(description: str) -> OpenApiResponse:
+    """An answer in DRF's error shape (`{"detail": ...}`) described for one operation: a status
+    `add_error_responses` does not give it, or says too little of."""
+    return OpenApiResponse({"$ref": "#/components/schemas/Error"}, description=description)
 
 
 def canonical_paths(endpoints, **kwargs):

@@ -14,6 +14,10 @@ from identification.pages import compare_page, identify_page
 from publications.pages import publication_list, publication_page
 from wholefruit.pages import fruit_page
 
+admin.site.site_header = "Fruit Catalog administration"  # each admin page's header
+admin.site.site_title = "Fruit Catalog admin"  # after " | " in each admin page's <title>
+admin.site.index_title = "Catalog, publications and characteristics"
+
 handler400 = "core.site.faults.bad_request"
 handler404 = "core.site.pages.not_found"
 handler500 = "core.site.faults.server_error"

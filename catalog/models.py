@@ -1,5 +1,7 @@
 """Fruits, their names and images."""
 
+from typing import NamedTuple
+
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
@@ -57,6 +59,43 @@ class FruitType(models.TextChoices):
     CITRUS = "citrus", "Citrus"
     NUT = "nut", "Nut"
     OTHER = "other", "Other"
+
+
+class Taxon(NamedTuple):
+    """The botanical name a fruit type's varieties are cultivars of: a genus, and the species
+    epithet where the type is a single species."""
+
+    genus: str
+    species: str = ""
+
+    @property
+    def name(self) -> str:
+        """ "Malus domestica", or the genus alone ("Prunus")."""
+        return f"{self.genus} {self.species}" if self.species else self.genus
+
+
+# Every fruit type's taxon (the Darwin Core Archive's `scientificName`, BrAPI's genus and
+# species). A type holding several species names their genus alone; one spanning several genera
+# names none (None).
+FRUIT_TYPE_TAXA: dict[str, Taxon | None] = {
+    FruitType.APPLE: Taxon("Malus", "domestica"),
+    FruitType.PEAR: Taxon("Pyrus", "communis"),
+    FruitType.QUINCE: Taxon("Cydonia", "oblonga"),
+    # Sweet cherries are Prunus avium, sour cherries Prunus cerasus (Duke cherries their hybrid),
+    # all of them this one type.
+    FruitType.CHERRY: Taxon("Prunus"),
+    FruitType.PLUM: Taxon("Prunus", "domestica"),
+    FruitType.APRICOT: Taxon("Prunus", "armeniaca"),
+    FruitType.PEACH: Taxon("Prunus", "persica"),
+    FruitType.GRAPE: Taxon("Vitis", "vinifera"),
+    # Raspberries (Rubus), currants (Ribes), blueberries (Vaccinium), strawberries (Fragaria)...
+    FruitType.BERRY: None,
+    # Oranges, lemons, mandarins and kumquats: several species of one genus.
+    FruitType.CITRUS: Taxon("Citrus"),
+    # Walnuts (Juglans), hazelnuts (Corylus), sweet chestnuts (Castanea)...
+    FruitType.NUT: None,
+    FruitType.OTHER: None,
+}
 
 
 class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):

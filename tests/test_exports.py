@@ -136,7 +136,7 @@ def test_the_darwin_core_archive_reads_in_gbifs_reader(anon_client, catalog, tmp
         assert taxon.data[f"{dwc}scientificName"] == "Malus domestica 'Gravensteiner'"
         assert taxon.data[f"{dwc}taxonRank"] == "cultivar"
         cherry = rows[f"http://testserver/fruits/{catalog['cherry'].pk}/"]
-        assert cherry.data[f"{dwc}scientificName"] == "Hedelfinger"  # cherries are two species
+        assert cherry.data[f"{dwc}scientificName"] == "Prunus 'Hedelfinger'"  # two species
         extensions = {extension.rowtype: extension for extension in taxon.extensions}
         name = extensions["http://rs.gbif.org/terms/1.0/VernacularName"]
         assert name.data[f"{dwc}vernacularName"] == "Grafensteiner"

@@ -3,7 +3,8 @@
 It shows each fruit whole (names and images of the catalog, citations of the publications,
 characteristics of identification), as the fruit detail and the fruit page do.
 
-`taxon.txt` is the core (one row per fruit), with the extensions `vernacularname.txt` (every
+`taxon.txt` is the core (one row per fruit, named as a cultivar of its type's taxon:
+`catalog.models.FRUIT_TYPE_TAXA`), with the extensions `vernacularname.txt` (every
 other name with its language), `multimedia.txt` (every fruit image, with its creator and
 licence), `references.txt` (every citation, with pages and plate) and `measurementorfact.txt`
 (every characteristic a fruit shows, with its states' labels); `meta.xml` maps their
@@ -25,7 +26,7 @@ from drf_spectacular.utils import extend_schema
 from blobs.rights import alt_text_or_role, license_url
 from catalog.exports import fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
-from catalog.models import Fruit, FruitImage, FruitName, FruitType
+from catalog.models import FRUIT_TYPE_TAXA, Fruit, FruitImage, FruitName
 from core.db.deadlines import keyset_chunks
 from core.rest.files import NOT_MODIFIED, StreamedFileView
 from identification.models import CharacteristicState, FruitCharacteristic
@@ -46,17 +47,9 @@ IMAGE_FIELDS = [
 DWC = "http://rs.tdwg.org/dwc/terms/"
 DC = "http://purl.org/dc/terms/"
 GBIF = "http://rs.gbif.org/terms/1.0/"
-# The species a fruit type names, for `scientificName` ("Malus domestica 'Gravensteiner'");
-# the other types hold several species, and their fruits keep the cultivar name alone.
-SPECIES = {
-    FruitType.APPLE: "Malus domestica",
-    FruitType.PEAR: "Pyrus communis",
-    FruitType.QUINCE: "Cydonia oblonga",
-    FruitType.PLUM: "Prunus domestica",
-    FruitType.APRICOT: "Prunus armeniaca",
-    FruitType.PEACH: "Prunus persica",
-    FruitType.GRAPE: "Vitis vinifera",
-}
+# Every row is a cultivated plant: GBIF matches its name within this kingdom, which matters
+# most for a row whose type names no genus.
+KINGDOM = "Plantae"
 # The archive's files: name, row type, and the columns after the id (term, header).
 FILES = [
     (
@@ -68,6 +61,8 @@ FILES = [
             (f"{DWC}taxonRank", "taxonRank"),
             (f"{DWC}vernacularName", "vernacularName"),
             (f"{DC}references", "references"),
+            (f"{DWC}cultivarEpithet", "cultivarEpithet"),
+            (f"{DWC}kingdom", "kingdom"),
         ],
     ),
     (
@@ -119,9 +114,13 @@ def last_modified():
     )
 
 
-def scientific_name(fruit) -> str:
-    species = SPECIES.get(fruit.type)
-    return f"{species} '{fruit.name}'" if species else fruit.name
+def scientific_name(fruit_type: str, epithet: str) -> str:
+    """A cultivar's name after the ICNCP: its type's taxon, then the epithet in single quotes
+    ("Malus domestica 'Gravensteiner'", "Prunus 'Stella'"); the quoted epithet alone where the
+    type names no genus, so that it is never read as one."""
+    taxon = FRUIT_TYPE_TAXA[fruit_type]
+    quoted = f"'{epithet}'"
+    return f"{taxon.name} {quoted}" if taxon else quoted
 
 
 def tsv(values) -> str:
@@ -230,7 +229,8 @@ def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
         lines = []
         for fruit in chunk:
             url = page_url(fruit.pk)
-            lines.append(tsv([url, url, scientific_name(fruit), "cultivar", fruit.name, url]))
+            name = scientific_name(fruit.type, fruit.name)
+            lines.append(tsv([url, url, name, "cultivar", fruit.name, url, fruit.name, KINGDOM]))
         yield lines
 
 
@@ -350,8 +350,9 @@ def cited(publication) -> str:
     description=(
         "A checklist GBIF's tools read: `meta.xml`, `eml.xml` (title, licence, the service's "
         "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
-        "`scientificName` with the cultivar in single quotes where its type names a species, "
-        "`taxonRank` `cultivar`), with the extensions `vernacularname.txt` (every other name "
+        "`scientificName` the cultivar's name after the ICNCP: its type's species or genus, then "
+        "the epithet in single quotes (`Malus domestica 'Gravensteiner'`, `Prunus 'Stella'`), "
+        "`cultivarEpithet` the epithet, `taxonRank` `cultivar`, `kingdom` `Plantae`), with the extensions `vernacularname.txt` (every other name "
         "with its language), `multimedia.txt` (every fruit image with its creator and licence), "
         "`references.txt` (every citation with pages and plate) and `measurementorfact.txt` "
         "(every characteristic a fruit shows: `measurementType` its name, `measurementValue` "

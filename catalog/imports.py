@@ -40,6 +40,9 @@ DIGITS = re.compile(r"[0-9]{1,10}")  # ASCII digits only: `str.isdigit()` also t
 ROWS_MAX = 10_000
 XLSX_UNPACKED_MAX = 50 * 1024 * 1024
 BATCH = 1000  # catalog numbers looked up per query
+# The columns a header may have: the export writes 7 and one per characteristic (a few dozen
+# for each fruit type that has them); every cell of every row is read and checked.
+COLUMNS_MAX = 1000
 
 
 class ImportFileError(Exception):
@@ -228,6 +231,10 @@ def _cell_text(value) -> str:
 
 
 def _check_header(header: list[str]) -> None:
+    if len(header) > COLUMNS_MAX:
+        raise ImportFileError(
+            f"The header has {len(header):,} columns; an import takes at most {COLUMNS_MAX:,}."
+        )
     known = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *IGNORED_COLUMNS}
     for column in header:
         if column not in known and owner(column) is None:

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 
 from django.core.exceptions import ValidationError
-from django.db.models import Max, Prefetch
+from django.db.models import Max
 
 from catalog.columns import ColumnError
 from identification.models import (
@@ -99,12 +99,13 @@ class CharacteristicReading:
 
     def __init__(self, columns: list[str]):
         codes = {column.removeprefix(PREFIX): column for column in columns}
-        states = CharacteristicState.objects.only("id", "value", "characteristic_id")
+        # Every characteristic and state is read and the header's picked here (the tables hold
+        # a few dozen a fruit type): a query whose parameters grew with the header would meet
+        # the database's limit on them (PostgreSQL's 65,535) before any check.
         found = {
             char.code: char
-            for char in Characteristic.objects.filter(code__in=codes)
-            .only("id", "code", "name", "fruit_types")
-            .prefetch_related(Prefetch("states", queryset=states))
+            for char in Characteristic.objects.only("id", "code", "name", "fruit_types")
+            if char.code in codes
         }
         for code, column in codes.items():
             if code not in found:
@@ -115,10 +116,12 @@ class CharacteristicReading:
                 )
         self.columns = {column: found[code] for code, column in codes.items()}
         self.types = {char.pk: set(char.type_list) for char in found.values()}
-        self.states = {
-            char.pk: {state.value: state.pk for state in char.states.all()}
-            for char in found.values()
-        }
+        self.states: dict[int, dict[int, int]] = {char.pk: {} for char in found.values()}
+        for characteristic_id, value, state_id in CharacteristicState.objects.values_list(
+            "characteristic_id", "value", "pk"
+        ):
+            if characteristic_id in self.states:
+                self.states[characteristic_id][value] = state_id
 
     def parse(self, row: int, fruit_type: str | None, cells: dict[str, str]):
         record, problems = {}, []

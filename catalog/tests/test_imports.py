@@ -341,3 +341,54 @@ def test_a_dry_run_and_the_import_are_two_requests_for_a_key(curator_client):
     again = curator_client.post(IMPORTS, body, **headers)
     assert again.status_code == 422  # the same key for another request
     assert not Fruit.objects.exists()
+
+
+def test_a_header_of_more_columns_than_an_import_takes_is_a_400_naming_the_limit(curator_client):
+    from catalog.imports import COLUMNS_MAX
+
+    header = "catalog_number,name,type," + ",".join(f"char:c{n}" for n in range(65_536))
+    response = post_csv(curator_client, f"{header}\n1,Topaz,apple\n")
+    assert response.status_code == 400, response.content[:300]
+    assert "Retry-After" not in response
+    assert response.json()["errors"] == [
+        {
+            "row": 1,
+            "field": "",
+            "message": f"The header has 65,539 columns; an import takes at most {COLUMNS_MAX:,}.",
+        }
+    ]
+    assert not Fruit.objects.exists()
+
+
+def test_the_command_refuses_a_header_of_too_many_columns_as_an_error_of_the_file(tmp_path):
+    path = tmp_path / "wide.csv"
+    header = "catalog_number,name,type," + ",".join(f"char:c{n}" for n in range(70_000))
+    path.write_text(f"{header}\n1,Topaz,apple\n")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="1 error: nothing written"):
+        call_command("import_fruits", str(path), stderr=err)
+    assert "row 1: The header has 70,003 columns; an import takes at most" in err.getvalue()
+    assert not Fruit.objects.exists()
+
+
+def test_no_query_of_an_import_takes_more_parameters_for_a_wider_header(db):
+    from django.db import connection
+
+    from catalog import imports
+
+    def largest_query(columns: int) -> int:
+        counts = []
+
+        def count(execute, sql, params, many, context):
+            counts.append(len(params or ()))
+            return execute(sql, params, many, context)
+
+        extra = ",".join(f"char:c{n}" for n in range(columns))
+        with connection.execute_wrapper(count):
+            report = imports.plan_import(
+                f"catalog_number,name,type,{extra}\n1,Topaz,apple\n".encode(), dry_run=True
+            )
+        assert report.errors[0].field == "char:c0"  # no characteristic has the code
+        return max(counts, default=0)
+
+    assert largest_query(imports.COLUMNS_MAX - 3) == largest_query(1)

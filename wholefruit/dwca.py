@@ -4,17 +4,19 @@ It shows each fruit whole (names and images of the catalog, citations of the pub
 characteristics of identification), as the fruit detail and the fruit page do.
 
 `taxon.txt` is the core (one row per fruit, named as a cultivar of its type's taxon:
-`catalog.models.FRUIT_TYPE_TAXA`), with the extensions `vernacularname.txt` (every
-other name with its language), `multimedia.txt` (every fruit image, with its creator and
-licence), `references.txt` (every citation, with pages and plate) and `measurementorfact.txt`
-(every characteristic a fruit shows, with its states' labels); `meta.xml` maps their
-columns to Darwin Core and Dublin Core terms, `eml.xml` describes the dataset. Each file is
-written into the zip as its rows are read, a chunk of fruits at a time (`catalog.exports`), so
-memory stays flat whatever the catalog's size.
+`catalog.models.FRUIT_TYPE_TAXA`; then one per misapplied name, GBIF's way of giving a name used
+wrongly for a taxon), with the extensions `vernacularname.txt` (every other name with its
+language), `multimedia.txt` (every fruit image, with its creator and licence), `references.txt`
+(every citation, with pages and plate) and `measurementorfact.txt` (every characteristic a fruit
+shows, with its states' labels); `meta.xml` maps their columns to Darwin Core and Dublin Core
+terms, `eml.xml` describes the dataset. Each file is written into the zip as its rows are read,
+a chunk of fruits at a time (`catalog.exports`), so memory stays flat whatever the catalog's
+size.
 """
 
 import zipfile
 from collections.abc import Callable, Iterator
+from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 from django.conf import settings
@@ -26,7 +28,7 @@ from drf_spectacular.utils import extend_schema
 from blobs.rights import alt_text_or_role, license_url
 from catalog.exports import fruit_page_url, in_chunks, iso, newest
 from catalog.exports import last_modified as catalog_last_modified
-from catalog.models import FRUIT_TYPE_TAXA, Fruit, FruitImage, FruitName
+from catalog.models import FRUIT_TYPE_TAXA, Fruit, FruitImage, FruitName, NameKind
 from core.db.deadlines import keyset_chunks
 from core.rest.files import NOT_MODIFIED, StreamedFileView
 from identification.models import CharacteristicState, FruitCharacteristic
@@ -63,6 +65,8 @@ FILES = [
             (f"{DC}references", "references"),
             (f"{DWC}cultivarEpithet", "cultivarEpithet"),
             (f"{DWC}kingdom", "kingdom"),
+            (f"{DWC}taxonomicStatus", "taxonomicStatus"),
+            (f"{DWC}acceptedNameUsageID", "acceptedNameUsageID"),
         ],
     ),
     (
@@ -225,17 +229,53 @@ def archive(
 
 
 def _taxon_rows(*, page_url, absolute) -> Iterator[list[str]]:
+    """A row per fruit (accepted), then a row per misapplied name: GBIF's checklists give a name
+    used wrongly for a taxon as a usage of its own, whose accepted usage is that taxon."""
     for chunk in in_chunks(Fruit.objects.only("catalog_number", "name", "type")):
         lines = []
         for fruit in chunk:
             url = page_url(fruit.pk)
-            name = scientific_name(fruit.type, fruit.name)
-            lines.append(tsv([url, url, name, "cultivar", fruit.name, url, fruit.name, KINGDOM]))
+            lines.append(taxon_line(url, fruit.type, fruit.name, page=url, status="accepted"))
+        yield lines
+    misapplied = (
+        FruitName.objects.filter(kind=NameKind.MISAPPLIED)
+        .select_related("fruit")
+        .only("fruit_id", "name", "fruit__type")
+    )
+    for chunk in keyset_chunks(misapplied):
+        lines = []
+        for record in chunk:
+            url = page_url(record.fruit_id)
+            # The name, not the row's id, tells the usage: names are stored anew on each save.
+            usage = f"{url}#misapplied-{quote(record.name, safe='')}"
+            line = taxon_line(usage, record.fruit.type, record.name, page=url, status="misapplied")
+            lines.append(line)
         yield lines
 
 
+def taxon_line(taxon_id: str, fruit_type: str, epithet: str, *, page: str, status: str) -> str:
+    """A line of `taxon.txt`: a cultivar's usage. An accepted one is a fruit, with its name as
+    the vernacular name; another's accepted usage is the fruit whose page it names."""
+    accepted = status == "accepted"
+    return tsv(
+        [
+            taxon_id,
+            taxon_id,
+            scientific_name(fruit_type, epithet),
+            "cultivar",
+            epithet if accepted else "",
+            page,
+            epithet,
+            KINGDOM,
+            status,
+            "" if accepted else page,
+        ]
+    )
+
+
 def _name_rows(*, page_url, absolute) -> Iterator[list[str]]:
-    names = FruitName.objects.only("fruit_id", "name", "language")
+    """Every other name but the misapplied ones, which are no names of the fruit (`taxon.txt`)."""
+    names = FruitName.objects.exclude(kind=NameKind.MISAPPLIED).only("fruit_id", "name", "language")
     for chunk in keyset_chunks(names):
         yield [tsv([page_url(name.fruit_id), name.name, name.language]) for name in chunk]
 
@@ -352,9 +392,12 @@ def cited(publication) -> str:
         "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
         "`scientificName` the cultivar's name after the ICNCP: its type's species or genus, then "
         "the epithet in single quotes (`Malus domestica 'Gravensteiner'`, `Prunus 'Stella'`), "
-        "`cultivarEpithet` the epithet, `taxonRank` `cultivar`, `kingdom` `Plantae`), with the extensions `vernacularname.txt` (every other name "
-        "with its language), `multimedia.txt` (every fruit image with its creator and licence), "
-        "`references.txt` (every citation with pages and plate) and `measurementorfact.txt` "
+        "`cultivarEpithet` the epithet, `taxonRank` `cultivar`, `kingdom` `Plantae`, "
+        "`taxonomicStatus` `accepted`; a misapplied name is a row of its own, `misapplied`, "
+        "whose `acceptedNameUsageID` is its fruit's), with the extensions `vernacularname.txt` "
+        "(every other name but the misapplied ones, with its language), `multimedia.txt` "
+        "(every fruit image with its creator and licence), `references.txt` (every citation "
+        "with pages and plate) and `measurementorfact.txt` "
         "(every characteristic a fruit shows: `measurementType` its name, `measurementValue` "
         "the labels of the fruit's states joined by `; `, `measurementMethod` its reference, "
         "`measurementRemarks` the note and the source). Streamed. `ETag` and "

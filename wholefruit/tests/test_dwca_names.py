@@ -78,3 +78,56 @@ def test_every_fruit_type_names_its_taxon_and_none_leaves_a_bare_epithet(
     }
     assert {taxon["cultivarEpithet"] for taxon in taxa.values()} == {"Stella"}
     assert {taxon["kingdom"] for taxon in taxa.values()} == {"Plantae"}
+
+
+def read_vernacular_names(client, tmp_path) -> dict:
+    """The names of `vernacularname.txt` by core id."""
+    path = tmp_path / "names.zip"
+    path.write_bytes(body(client.get(DWCA)))
+    names: dict = {}
+    with DwCAReader(str(path)) as archive:
+        for row in archive:
+            for extension in row.extensions:
+                if extension.rowtype == "http://rs.gbif.org/terms/1.0/VernacularName":
+                    names.setdefault(row.id, set()).add(extension.data[f"{DWC}vernacularName"])
+    return names
+
+
+def test_a_misapplied_name_is_no_vernacular_name_but_a_misapplied_usage_of_its_fruit(
+    anon_client, fruit_factory, tmp_path
+):
+    gravensteiner = fruit_factory(
+        name="Gravensteiner",
+        catalog_number=1,
+        names=[
+            {"name": "Grafensteiner", "kind": "synonym"},
+            {"name": "Ernteapfel", "kind": "trade_name", "language": "de"},
+            {"name": "Roter Gravensteiner", "kind": "misapplied"},
+        ],
+    )
+    stella = fruit_factory(
+        name="Stella",
+        type=FruitType.CHERRY,
+        catalog_number=2,
+        names=[{"name": "Lambert", "kind": "misapplied"}],
+    )
+    assert read_vernacular_names(anon_client, tmp_path) == {
+        page(gravensteiner): {"Grafensteiner", "Ernteapfel"}
+    }
+    taxa = read_taxa(anon_client, tmp_path)
+    assert taxa[page(gravensteiner)]["taxonomicStatus"] == "accepted"
+    assert taxa[page(gravensteiner)]["acceptedNameUsageID"] == ""
+    usage = ["scientificName", "cultivarEpithet", "taxonRank", "taxonomicStatus"]
+    misapplied = taxa[f"{page(gravensteiner)}#misapplied-Roter%20Gravensteiner"]
+    assert {term: misapplied[term] for term in usage} == {
+        "scientificName": "Malus domestica 'Roter Gravensteiner'",
+        "cultivarEpithet": "Roter Gravensteiner",
+        "taxonRank": "cultivar",
+        "taxonomicStatus": "misapplied",
+    }
+    assert misapplied["acceptedNameUsageID"] == page(gravensteiner)
+    assert misapplied["vernacularName"] == ""
+    lambert = taxa[f"{page(stella)}#misapplied-Lambert"]
+    assert lambert["scientificName"] == "Prunus 'Lambert'"
+    assert lambert["acceptedNameUsageID"] == page(stella)
+    assert len(taxa) == 4

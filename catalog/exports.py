@@ -25,16 +25,19 @@ SYNONYM_JOIN = "; "
 # A cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return first)
 # is written with an apostrophe before it, which spreadsheets hide; the import takes it off.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A text that starts with an apostrophe gets one too: the import then takes off exactly the one
+# the export added, and "'=x" comes back as "'=x", not "=x".
+QUOTED_STARTS = (*FORMULA_STARTS, "'")
 
 
 def as_text_cell(text: str) -> str:
     """Text for a CSV cell that no spreadsheet runs as a formula."""
-    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+    return f"'{text}" if text.startswith(QUOTED_STARTS) else text
 
 
 def from_text_cell(text: str) -> str:
-    """`as_text_cell` undone."""
-    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
+    """`as_text_cell` undone: `from_text_cell(as_text_cell(text)) == text` for every text."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(QUOTED_STARTS) else text
 
 
 def newest(*stamps: datetime | None) -> datetime | None:

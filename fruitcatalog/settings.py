@@ -256,6 +256,12 @@ FRUITCATALOG_MAX_IMAGE_PIXELS = env.int("FRUITCATALOG_MAX_IMAGE_PIXELS", default
 # accepts CC0-1.0, CC-BY-4.0 and CC-BY-NC-4.0; each image states its own).
 FRUITCATALOG_DATASET_TITLE = env.str("FRUITCATALOG_DATASET_TITLE", default="Fruit Catalog")
 FRUITCATALOG_DATA_LICENSE = env.str("FRUITCATALOG_DATA_LICENSE", default="CC-BY-4.0")
+# Who answers questions about the dataset, the `contact` GBIF's metadata profile requires: an
+# organisation (the dataset's title unless set) and, where set, an e-mail address.
+FRUITCATALOG_DATASET_CONTACT_ORGANIZATION = env.str(
+    "FRUITCATALOG_DATASET_CONTACT_ORGANIZATION", default=""
+)
+FRUITCATALOG_DATASET_CONTACT_EMAIL = env.str("FRUITCATALOG_DATASET_CONTACT_EMAIL", default="")
 # The longest a streamed export may take (docs/performance.md times a million fruits): below
 # gunicorn's worker timeout (60 s in the Docker image), which would kill the worker instead.
 FRUITCATALOG_EXPORT_SECONDS = env.int("FRUITCATALOG_EXPORT_SECONDS", default=50)

@@ -16,6 +16,7 @@ size.
 
 import zipfile
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from urllib.parse import quote
 from xml.sax.saxutils import escape
 
@@ -157,10 +158,13 @@ def meta_xml() -> str:
     return "".join(parts)
 
 
-def eml_xml(*, title: str, url: str, published: str, license: str) -> str:
-    """The dataset's description: title, publication date, licence, the service's address."""
+def eml_xml(*, title: str, url: str, published: str, license: str, contact: str, email: str) -> str:
+    """The dataset's description: title, publication date, licence, the service's address, and
+    the contact (an organisation, its e-mail address where there is one), in the element order
+    of GBIF's metadata profile."""
     deed = license_url(license) or ""
     rights = f"This work is licensed under {license}{f' ({deed})' if deed else ''}."
+    mail = f"<electronicMailAddress>{escape(email)}</electronicMailAddress>" if email else ""
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" '
@@ -176,10 +180,21 @@ def eml_xml(*, title: str, url: str, published: str, license: str) -> str:
         "</para></intellectualRights>",
         '    <distribution scope="document"><online>'
         f'<url function="information">{escape(url)}</url></online></distribution>',
+        f"    <contact><organizationName>{escape(contact)}</organizationName>{mail}"
+        f"<onlineUrl>{escape(url)}</onlineUrl></contact>",
         "  </dataset>",
         "</eml:eml>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def member(name: str, dated: datetime) -> zipfile.ZipInfo:
+    """A file of the archive, dated by the export: in UTC, as a zip stores no time zone (and
+    to two seconds)."""
+    info = zipfile.ZipInfo(name, date_time=dated.astimezone(UTC).timetuple()[:6])
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16  # -rw-r--r-- where it is unpacked
+    return info
 
 
 class _Pipe:
@@ -201,16 +216,22 @@ class _Pipe:
 
 
 def archive(
-    *, page_url: Callable[[int], str], absolute: Callable[[str], str], title: str, license: str
+    *,
+    page_url: Callable[[int], str],
+    absolute: Callable[[str], str],
+    dated: datetime,
+    dataset: dict[str, str],
 ):
     """The archive's bytes, in pieces: each file is written as its rows are read, a chunk at a
-    time (keyset by id, or catalog order for the core), never the whole of any table."""
+    time (keyset by id, or catalog order for the core), never the whole of any table.
+
+    Every file is dated `dated` (the newest change), as is the dataset's publication;
+    `dataset` is what `eml_xml` states besides (title, license, contact, email)."""
     pipe = _Pipe()
     with zipfile.ZipFile(pipe, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("meta.xml", meta_xml())
-        published = iso(last_modified() or timezone.now())[:10]
-        description = eml_xml(title=title, url=absolute("/"), published=published, license=license)
-        zf.writestr("eml.xml", description)
+        zf.writestr(member("meta.xml", dated), meta_xml())
+        description = eml_xml(url=absolute("/"), published=iso(dated)[:10], **dataset)
+        zf.writestr(member("eml.xml", dated), description)
         yield pipe.take()
         rows = {
             "taxon.txt": _taxon_rows,
@@ -220,7 +241,7 @@ def archive(
             "measurementorfact.txt": _measurement_rows,
         }
         for name, _, columns in FILES:
-            with zf.open(name, "w", force_zip64=True) as entry:
+            with zf.open(member(name, dated), "w", force_zip64=True) as entry:
                 entry.write(tsv(["id", *(header for _, header in columns)]).encode())
                 for lines in rows[name](page_url=page_url, absolute=absolute):
                     entry.write("".join(lines).encode())
@@ -389,20 +410,20 @@ def cited(publication) -> str:
     summary="Export the catalog as a Darwin Core Archive",
     description=(
         "A checklist GBIF's tools read: `meta.xml`, `eml.xml` (title, licence, the service's "
-        "address) and `taxon.txt` (core: one row per fruit, `taxonID` its public page, "
-        "`scientificName` the cultivar's name after the ICNCP: its type's species or genus, then "
-        "the epithet in single quotes (`Malus domestica 'Gravensteiner'`, `Prunus 'Stella'`), "
-        "`cultivarEpithet` the epithet, `taxonRank` `cultivar`, `kingdom` `Plantae`, "
-        "`taxonomicStatus` `accepted`; a misapplied name is a row of its own, `misapplied`, "
-        "whose `acceptedNameUsageID` is its fruit's), with the extensions `vernacularname.txt` "
-        "(every other name but the misapplied ones, with its language), `multimedia.txt` "
-        "(every fruit image with its creator and licence), `references.txt` (every citation "
-        "with pages and plate) and `measurementorfact.txt` "
-        "(every characteristic a fruit shows: `measurementType` its name, `measurementValue` "
-        "the labels of the fruit's states joined by `; `, `measurementMethod` its reference, "
-        "`measurementRemarks` the note and the source). Streamed. `ETag` and "
-        "`Last-Modified` date the newest change, so a conditional request is a 304. Full "
-        "builds are limited per client address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
+        "address, the contact) and `taxon.txt` (core: one row per fruit, `taxonID` its public "
+        "page, `scientificName` the cultivar's name after the ICNCP: its type's species or genus, "
+        "then the epithet in single quotes (`Malus domestica 'Gravensteiner'`, `Prunus "
+        "'Stella'`), `cultivarEpithet` the epithet, `taxonRank` `cultivar`, `kingdom` `Plantae`, "
+        "`taxonomicStatus` `accepted`; a misapplied name is a row of its own, `misapplied`, whose "
+        "`acceptedNameUsageID` is its fruit's), with the extensions `vernacularname.txt` (every "
+        "other name but the misapplied ones, with its language), `multimedia.txt` (every fruit "
+        "image with its creator and licence), `references.txt` (every citation with pages and "
+        "plate) and `measurementorfact.txt` (every characteristic a fruit shows: "
+        "`measurementType` its name, `measurementValue` the labels of the fruit's states joined "
+        "by `; `, `measurementMethod` its reference, `measurementRemarks` the note and the "
+        "source), each dated by the newest change. Streamed. `ETag` and `Last-Modified` date the "
+        "newest change, so a conditional request is a 304. Full builds are limited per client "
+        "address (`FRUITCATALOG_EXPORT_RATE_PER_ADDRESS`)."
     ),
     responses={
         (200, "application/zip"): OpenApiTypes.BINARY,
@@ -417,12 +438,26 @@ class DarwinCoreExportView(StreamedFileView):
     filename = "dwca.zip"
 
     def last_modified(self, request):
-        return last_modified()
+        self.changed = last_modified()
+        return self.changed
 
     def stream(self, request):
         return archive(
             page_url=fruit_page_url(request),
             absolute=request.build_absolute_uri,
-            title=settings.FRUITCATALOG_DATASET_TITLE,
-            license=settings.FRUITCATALOG_DATA_LICENSE,
+            dated=self.changed or timezone.now(),
+            dataset=dataset(),
         )
+
+
+def dataset() -> dict[str, str]:
+    """What the settings say of the dataset (`eml_xml`)."""
+    return {
+        "title": settings.FRUITCATALOG_DATASET_TITLE,
+        "license": settings.FRUITCATALOG_DATA_LICENSE,
+        "contact": (
+            settings.FRUITCATALOG_DATASET_CONTACT_ORGANIZATION
+            or settings.FRUITCATALOG_DATASET_TITLE
+        ),
+        "email": settings.FRUITCATALOG_DATASET_CONTACT_EMAIL,
+    }

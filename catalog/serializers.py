@@ -31,7 +31,7 @@ from catalog.validators import (
     names_from_synonyms,
 )
 from core.db.ids import ID_MAX
-from core.rest.fields import TextField, TextModelSerializer
+from core.rest.fields import TextField, TextModelSerializer, WholeEntrySerializer
 
 
 class BoundedListField(serializers.ListField):
@@ -58,7 +58,7 @@ class ImageInfoSerializer(ThumbnailedImageSerializer):
         model = FruitImage
 
 
-class NameSerializer(serializers.Serializer):
+class NameSerializer(WholeEntrySerializer):
     """One of a fruit's other names: its text, kind, language and a note."""
 
     name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
@@ -216,7 +216,7 @@ class RelatedFruitSerializer(serializers.Serializer):
     catalog_number = serializers.IntegerField(read_only=True, allow_null=True)
 
 
-class RelationSerializer(serializers.Serializer):
+class RelationSerializer(WholeEntrySerializer):
     """What the fruit is to another variety: by `fruit_id` (in the catalog) or by `name`."""
 
     kind = serializers.ChoiceField(choices=RelationKind.choices)

@@ -82,3 +82,37 @@ def test_a_patched_characteristic_entry_takes_the_defaults_it_leaves_out(
     assert response.status_code == 200
     (written,) = response.json()["characteristics"]
     assert (written["values"], written["note"], written["source"]) == ([7], "", None)
+
+
+@pytest.mark.parametrize(
+    ("field", "entries", "error"),
+    [
+        ("names", [{"kind": "synonym"}], {"names": {"0": {"name": ["This field is required."]}}}),
+        (
+            "relations",
+            [{"name": "Cox"}],
+            {"relations": {"0": {"kind": ["This field is required."]}}},
+        ),
+    ],
+)
+def test_a_fruits_name_or_relation_without_a_required_field_is_a_400_naming_it(
+    curator_client, fruit_factory, field, entries, error
+):
+    fruit = fruit_factory(type="apple", synonyms=["Kept"])
+    path = f"/api/v1/fruits/{fruit.pk}"
+
+    response = curator_client.patch(path, {field: entries}, format="json")
+
+    assert (response.status_code, response.json()) == (400, error)
+    assert [name["name"] for name in curator_client.get(path).json()["names"]] == ["Kept"]
+
+
+def test_a_patched_name_takes_the_defaults_it_leaves_out(curator_client, fruit_factory):
+    fruit = fruit_factory(type="apple")
+    path = f"/api/v1/fruits/{fruit.pk}"
+
+    response = curator_client.patch(path, {"names": [{"name": "Reinette"}]}, format="json")
+
+    assert response.status_code == 200
+    (written,) = response.json()["names"]
+    assert (written["kind"], written["language"], written["note"]) == ("synonym", "", "")

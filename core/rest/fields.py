@@ -36,5 +36,6 @@ class WholeEntrySerializer(serializers.Serializer):
     def run_validation(self, data=empty):
         if self.parent is None or not getattr(self.root, "partial", False):
             return super().run_validation(data)
-        whole = type(self)(*self._args, **{**self._kwargs, "context": self.context})
-        return whole.run_validation(data)
+        whole = type(self)(data=data, context=self.context)
+        whole.is_valid(raise_exception=True)
+        return whole.validated_data

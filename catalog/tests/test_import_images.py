@@ -103,3 +103,77 @@ def test_an_imported_photo_is_decoded_once_and_hashed_once(tmp_path, fruit_facto
     assert counts == {"decoded": 1, "hashed": 1}
     image = FruitImage.objects.get(fruit=fruit)
     assert image.has_thumbnail and image.width == 130
+
+
+def corrupt(path, member: str) -> None:
+    """Flip a byte of a stored member's data: its CRC no longer matches."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+    data = bytearray(path.read_bytes())
+    name_length, extra_length = (
+        int.from_bytes(data[info.header_offset + 26 : info.header_offset + 28], "little"),
+        int.from_bytes(data[info.header_offset + 28 : info.header_offset + 30], "little"),
+    )
+    start = info.header_offset + 30 + name_length + extra_length
+    data[start + 100] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("compression", "words"),
+    [(zipfile.ZIP_STORED, "Bad CRC-32 for file '1042-2.png'"), (zipfile.ZIP_DEFLATED, "")],
+    ids=["stored", "deflated"],
+)
+def test_a_corrupt_zip_member_is_that_files_failure_and_the_others_are_attached(
+    tmp_path, fruit_factory, compression, words
+):
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    source = tmp_path / "photos.zip"
+    with zipfile.ZipFile(source, "w", compression=compression) as archive:
+        for name in ("1042.jpg", "1042-2.png", "1042_section.webp"):
+            archive.writestr(name, photos()[name])
+    corrupt(source, "1042-2.png")
+    out, err, ok = run(source)
+    assert not ok
+    assert f"1042-2.png: cannot be read from the zip file ({words}" in err
+    assert "1042.jpg: added to 1042 Gravensteiner" in out
+    assert "1042_section.webp: added to 1042 Gravensteiner" in out
+    assert "2 added, 0 skipped, 1 failed" in err
+    assert FruitImage.objects.count() == 2
+
+
+def test_a_link_out_of_the_folder_is_refused_and_its_target_never_read(tmp_path, fruit_factory):
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private.jpg").write_bytes(photos()["1042.jpg"])
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "1042.jpg").symlink_to(outside / "private.jpg")
+    (folder / "1042-2.png").write_bytes(photos()["1042-2.png"])
+    (folder / "1042_section.png").symlink_to("1042-2.png")  # inside the folder: followed
+    out, err, ok = run(folder)
+    assert not ok
+    assert "1042.jpg: refused: a link to outside the folder" in err
+    assert "1042-2.png: added to 1042 Gravensteiner" in out
+    assert "1042_section.png: 1042 Gravensteiner already has these bytes" in out
+    assert "1 added, 1 skipped, 1 failed" in err
+    assert FruitImage.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../1042.jpg", "/1042.jpg", "orchard/../../1042.jpg", "..\\1042.jpg", "C:/photos/1042.jpg"],
+    ids=["parent", "absolute", "parent-in-the-middle", "windows-parent", "drive"],
+)
+def test_a_zip_name_that_leaves_the_zip_is_refused(tmp_path, fruit_factory, name):
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    source = tmp_path / "photos.zip"
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr(zipfile.ZipInfo(name), photos()["1042.jpg"])
+        archive.writestr("1042-2.png", photos()["1042-2.png"])
+    _out, err, ok = run(source)
+    assert not ok
+    assert f"{name}: refused: a name outside the zip file" in err
+    assert "1 added, 0 skipped, 1 failed" in err
+    assert FruitImage.objects.count() == 1

@@ -174,6 +174,10 @@ def fruit_save(
             if adding:
                 fruit.pk = None  # the failed INSERT must not leave an id behind for the retry
                 fruit._state.adding = True
+            # Only the catalog number's race is expected here; any other refusal is a bug.
+            taken = Fruit.objects.filter(catalog_number=fruit.catalog_number).exclude(pk=fruit.pk)
+            if not taken.exists():
+                raise
             if not wants_number or attempt == CATALOG_NUMBER_ATTEMPTS - 1:
                 raise ValidationError({"catalog_number": [NUMBER_TAKEN]}) from None
     raise AssertionError("unreachable")

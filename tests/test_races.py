@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, connections, transaction
 from rest_framework.test import APIClient
 
+from catalog import services as catalog_services
 from catalog import views as catalog_views
 from catalog.models import Fruit, FruitImage
 from catalog.views import FruitImageViewSet, FruitViewSet
@@ -438,3 +439,19 @@ def test_on_postgresql_two_creates_of_one_code_at_once_store_one_and_answer_409(
     assert conflict.json() == CONCURRENT_CHANGE
     stored = Characteristic.objects.get(code="t_together")
     assert stored.name == next(r for r in responses if r.status_code == 201).json()["name"]
+
+
+def test_a_fruit_write_refused_by_the_database_for_another_reason_is_a_500_not_a_taken_number(
+    monkeypatch, curator_client, fruit_factory
+):
+    fruit = fruit_factory(name="Cox", catalog_number=7)
+    monkeypatch.setattr(catalog_services, "fruit_set_relations", failing(IntegrityError("a bug")))
+    curator_client.raise_request_exception = False
+
+    response = curator_client.patch(
+        f"/api/v1/fruits/{fruit.pk}", {"name": "X", "relations": []}, format="json"
+    )
+
+    assert response.status_code == 500
+    assert response.json() == SERVER_ERROR
+    assert Fruit.objects.get(pk=fruit.pk).name == "Cox"

@@ -212,3 +212,25 @@ def test_a_304_keeps_the_validators(anon_client, catalog, path):
     assert again["ETag"] == first["ETag"]
     assert again["Last-Modified"] == first["Last-Modified"]
     assert again["Cache-Control"] == "public, no-cache"
+
+
+@pytest.mark.parametrize("path", [CSV, DWCA])
+def test_a_file_whose_urls_name_the_host_has_an_etag_per_host_and_scheme(
+    anon_client, catalog, path
+):
+    here = anon_client.get(path, HTTP_HOST="localhost")
+    there = anon_client.get(path, HTTP_HOST="127.0.0.1")
+    secure = anon_client.get(path, HTTP_HOST="localhost", secure=True)
+    files = [body(here), body(there), body(secure)]
+    assert len(set(files)) == 3  # the fruits' pages are URLs built from the request
+    assert len({here["ETag"], there["ETag"], secure["ETag"]}) == 3
+    # A cache holding one host's file never has it confirmed for another.
+    revalidated = anon_client.get(path, HTTP_HOST="127.0.0.1", HTTP_IF_NONE_MATCH=here["ETag"])
+    assert revalidated.status_code == 200
+    again = anon_client.get(path, HTTP_HOST="localhost", HTTP_IF_NONE_MATCH=here["ETag"])
+    assert again.status_code == 304
+    # The host is part of every cache's key (the URL) and nothing else of the request chooses
+    # the bytes: the 304 varies as the 200 does, by no credential, language or host.
+    assert again.get("Vary") == here.get("Vary")
+    varied = {name.strip().lower() for name in here.get("Vary", "").split(",")}
+    assert not varied & {"cookie", "authorization", "accept-language", "accept", "host"}

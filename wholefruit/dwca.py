@@ -437,6 +437,9 @@ class DarwinCoreExportView(StreamedFileView):
     media_type = "application/zip"
     filename = "dwca.zip"
 
+    def version_key(self, request):
+        return "\n".join(f"{name}={value}" for name, value in dataset().items())
+
     def last_modified(self, request):
         self.changed = last_modified()
         return self.changed

@@ -1,9 +1,14 @@
 """Files built from the database and streamed: the exports' view, their caching and errors.
 
 A file answers with `ETag` and `Last-Modified` from the newest change of what it holds, so a
-harvester's conditional request is a 304 without building anything. A full build is counted
-against the client's export rate and bounded in time (`FRUITCATALOG_EXPORT_SECONDS`); errors
-are JSON, as everywhere under `/api/`.
+harvester's conditional request is a 304 without building anything. Its URLs are absolute, built
+from the request (scheme, host, script prefix), so the `ETag` names that base too: a file served
+under two hosts has two, and no cache has one host's file confirmed for the other. The base is
+no `Vary`: the scheme and host are in the URL, which every cache keys by (nginx's key included),
+and behind a proxy the forwarded ones are those of the URL the client asked for.
+
+A full build is counted against the client's export rate and bounded in time
+(`FRUITCATALOG_EXPORT_SECONDS`); errors are JSON, as everywhere under `/api/`.
 """
 
 import hashlib
@@ -12,6 +17,7 @@ from time import monotonic
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import get_script_prefix
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from drf_spectacular.utils import OpenApiResponse
@@ -59,8 +65,9 @@ class StreamedFileView(APIView):
     """A public file built from the database, streamed, cacheable by revalidation.
 
     Subclasses name `media_type` and `filename`, and give `last_modified(request)` (the newest
-    change, None for an empty catalog), `version_key(request)` (what besides the date decides
-    the content: the filters) and `stream(request)` (the file's bytes, in pieces).
+    change, None for an empty catalog), `version_key(request)` (what besides the date and the
+    URLs' base decides the content: the filters, settings the file states) and
+    `stream(request)` (the file's bytes, in pieces).
     """
 
     authentication_classes = []  # public: the same file for everyone
@@ -89,7 +96,9 @@ class StreamedFileView(APIView):
         key = self.version_key(request)  # validates the parameters (a 400) before anything
         changed = self.last_modified(request)
         stamp = changed.isoformat() if changed else "empty"
-        etag = '"' + hashlib.sha256(f"{stamp}\n{key}".encode()).hexdigest()[:32] + '"'
+        base = request.build_absolute_uri(get_script_prefix())
+        version = f"{stamp}\n{base}\n{key}"
+        etag = '"' + hashlib.sha256(version.encode()).hexdigest()[:32] + '"'
         validators = {"ETag": etag, "Cache-Control": "public, no-cache"}  # caches revalidate
         timestamp = int(changed.timestamp()) if changed else None
         if timestamp is not None:

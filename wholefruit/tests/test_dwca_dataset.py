@@ -73,3 +73,14 @@ def test_every_file_of_the_archive_is_dated_by_the_export(anon_client, fruit_fac
     assert all(timedelta(0) <= changed - date < timedelta(seconds=2) for date in dates.values())
     assert f"<pubDate>{changed.date().isoformat()}</pubDate>" in published
 
+
+def test_the_archive_has_another_etag_when_the_dataset_settings_change(anon_client, fruit_factory):
+    fruit_factory(name="Gravensteiner", catalog_number=1)
+    first = anon_client.get(DWCA)
+    with override_settings(FRUITCATALOG_DATASET_CONTACT_EMAIL="daten@pomologen.example"):
+        changed = anon_client.get(DWCA, HTTP_IF_NONE_MATCH=first["ETag"])
+        assert changed.status_code == 200
+        with zipfile.ZipFile(io.BytesIO(body(changed))) as archive:
+            assert b"daten@pomologen.example" in archive.read("eml.xml")
+        assert changed["ETag"] != first["ETag"]
+    assert anon_client.get(DWCA, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304

@@ -6,6 +6,7 @@ module's constants, which it hands to that process.
 """
 
 import io
+import json
 import os
 import resource
 import time
@@ -214,3 +215,20 @@ def test_an_unsupported_security_handler_is_named():
     data = build_pdf([*ONE_PAGE, b"<</Filter/Adobe.PubSec/V 4/R 4>>"])
     data = data.replace(b"/Root 1 0 R>>", b"/Root 1 0 R/Encrypt 4 0 R>>")
     assert refusal(data) == "The PDF uses an encryption or compression method that cannot be read."
+
+
+def test_the_worker_that_parses_a_pdf_sees_none_of_the_services_secrets(monkeypatch, tmp_path):
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "not-for-the-parser")
+    monkeypatch.setenv("DATABASE_URL", "postgres://secret@db/catalog")
+    seen = tmp_path / "environment.json"
+    probe = tmp_path / "sitecustomize.py"
+    probe.write_text(
+        f"import json, os\nopen({str(seen)!r}, 'w').write(json.dumps(sorted(os.environ)))\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+
+    validate_pdf_bytes(make_pdf_bytes())
+
+    names = json.loads(seen.read_text())
+    assert "DJANGO_SECRET_KEY" not in names and "DATABASE_URL" not in names
+    assert "PYTHONPATH" in names

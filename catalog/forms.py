@@ -12,7 +12,7 @@ from blobs.uploads import (
 )
 from catalog.models import NAME_FIELDS, Fruit, FruitImage, FruitName, FruitRelation, NameKind
 from catalog.services import fruit_set_relations, next_catalog_number
-from catalog.validators import clean_names, clean_relations
+from catalog.validators import clean_names, clean_relations, validate_name_text
 
 
 class ImportForm(forms.Form):
@@ -87,6 +87,12 @@ class FruitAdminForm(forms.ModelForm):
             if store_image_unless_duplicate(image) is not None:
                 skipped.append(name)
         return skipped
+
+    def clean_name(self):
+        """The fruit's name, checked as the API and the import check it."""
+        name = self.cleaned_data["name"]
+        validate_name_text(name)
+        return name
 
     def clean_catalog_number(self):
         """Refuse clearing a number a fruit already has, as the API does; check one is left."""

@@ -25,7 +25,7 @@ from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
 from catalog.services import fruit_create, fruit_touch, fruit_update
-from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms
+from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms, validate_name_text
 from core.db.deadlines import renew_for_next_step
 
 REQUIRED_COLUMNS = ["catalog_number", "name", "type"]
@@ -315,6 +315,11 @@ def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedR
         errors.append(RowError(number, "name", "A name is required."))
     elif len(name) > TEXT_MAX:
         errors.append(RowError(number, "name", f"A name has at most {TEXT_MAX} characters."))
+    else:
+        try:
+            validate_name_text(name)
+        except ValidationError as error:
+            errors.extend(RowError(number, "name", message) for message in error.messages)
     fruit_type = (values.get("type") or "").strip().lower()
     if fruit_type not in FruitType.values:
         errors.append(

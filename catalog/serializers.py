@@ -29,6 +29,7 @@ from catalog.validators import (
     clean_names,
     clean_relations,
     names_from_synonyms,
+    validate_name_text,
 )
 from core.db.ids import ID_MAX
 from core.rest.fields import TextField, TextModelSerializer, WholeEntrySerializer
@@ -102,7 +103,7 @@ class FruitSerializer(TextModelSerializer):
             "automatic one only while a fruit holds it."
         ),
     )
-    name = TextField(max_length=TEXT_MAX, trim_whitespace=True)
+    name = TextField(max_length=TEXT_MAX, trim_whitespace=True, validators=[validate_name_text])
     synonyms = NameTextsField(
         child=TextField(max_length=TEXT_MAX, trim_whitespace=True),
         max_length=NAMES_MAX,

@@ -1,5 +1,7 @@
 """Input rules of fruits shared by the API serializers and the admin forms: one rule, one place."""
 
+import unicodedata
+
 from django.core.exceptions import ValidationError
 
 from catalog.languages import ISO_639_1
@@ -18,6 +20,25 @@ NAMES_MAX = 100
 RELATIONS_MAX = 100
 LOOP_MESSAGE = "A parentage loop: the fruit would become its own ancestor."
 TEXT_MAX = 200
+# What a name never holds: control characters (Cc: tabs, line breaks, \x0b, \x0c, \x85),
+# format characters (Cf: invisible, or reordering what a reader sees, as U+202E does), line and
+# paragraph separators (Zl, Zp) and lone surrogates (Cs). The zero-width non-joiner and joiner
+# are Cf too, but Persian and Indic scripts spell words with them.
+REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+JOINERS = frozenset({"\u200c", "\u200d"})
+
+
+def validate_name_text(text: str) -> None:
+    """Refuse a name (a fruit's, another of its names, a related variety's) holding a control,
+    format or line-separating character."""
+    if text.isprintable():  # the usual name: no character of those categories
+        return
+    for char in text:
+        if char not in JOINERS and unicodedata.category(char) in REFUSED_CATEGORIES:
+            raise ValidationError(
+                "A name may not hold control characters, line breaks or invisible formatting "
+                f"characters (U+{ord(char):04X} here)."
+            )
 
 
 def clean_names(records: list[dict], *, fruit_name: str) -> list[dict]:
@@ -37,6 +58,7 @@ def clean_names(records: list[dict], *, fruit_name: str) -> list[dict]:
             raise ValidationError("A name may not be blank.")
         if len(name) > TEXT_MAX:
             raise ValidationError(f"A name has at most {TEXT_MAX} characters: {name[:40]!r}…")
+        validate_name_text(name)
         key = name_key(name)
         if key == own_name:
             raise ValidationError(f"{name!r} is the fruit's own name, not another name of it.")
@@ -99,6 +121,8 @@ def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
             text = names[other]
         elif len(text) > TEXT_MAX:
             raise ValidationError(f"A related name has at most {TEXT_MAX} characters.")
+        else:
+            validate_name_text(text)
         note = (record.get("note") or "").strip()
         if len(note) > RELATION_NOTE_MAX:
             raise ValidationError(f"A relation's note has at most {RELATION_NOTE_MAX} characters.")

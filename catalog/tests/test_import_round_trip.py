@@ -50,7 +50,8 @@ def test_every_short_text_of_guard_characters_reads_back_as_it_was():
             assert from_text_cell(as_text_cell(text)) == text, repr(text)
 
 
-STORABLE = [text for text in TRICKY if text == text.strip()]
+# What a name can be: trimmed, and without tabs or line breaks.
+STORABLE = [text for text in TRICKY if text == text.strip() and text.isprintable()]
 
 
 @pytest.mark.django_db

@@ -103,8 +103,8 @@ class FruitViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelViewSet):
     filterset_class = FruitFilter
     pagination_class = FruitPagination
     lookup_value_regex = ID_PATTERN
-    # The one fruit's representation; the API composes it with what other apps add
-    # (publications: its citations) by subclassing this viewset (`fruitcatalog.api`).
+    # The one fruit's representation; the API shows it whole, with what other apps add
+    # (citations, characteristics), by subclassing this viewset (`wholefruit.api`).
     detail_serializer_class = FruitDetailSerializer
 
     def get_queryset(self):

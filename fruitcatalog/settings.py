@@ -126,7 +126,7 @@ ROOT_URLCONF = "fruitcatalog.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],  # each app's templates/ (the project package is an app too)
+        "DIRS": [],  # each app's templates/ (core holds the site's base templates)
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -2,6 +2,8 @@ from django.apps import AppConfig
 
 
 class IdempotencyConfig(AppConfig):
+    """The answers of creating POSTs kept under their Idempotency-Key."""
+
     name = "core.idempotency"
     label = "idempotency"
     verbose_name = "Idempotency keys"

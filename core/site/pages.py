@@ -1,8 +1,8 @@
 """What every public page shares: numbered paging that keeps the query, the 404 page.
 
-The pages themselves live with their data: the card grid in `catalog.pages`, the fruit and
-publication pages in `publications.pages` (a fruit's page lists the publications describing it,
-and the catalog never imports publications).
+The pages themselves live with their data: the card grid in `catalog.pages`, the publication
+pages in `publications.pages`, identify and compare in `identification.pages`, and a fruit's
+page, which reads all three apps, in `wholefruit.pages`.
 """
 
 from dataclasses import dataclass

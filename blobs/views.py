@@ -253,7 +253,8 @@ class BackfillThumbnailsView(APIView):
             "server's request timeout), then answers with what it did and how many images still "
             "lack a thumbnail (`remaining`): call again until `remaining` is 0. "
             "`manage.py backfill_thumbnails` runs to the end in one go. Needs a staff user "
-            "holding `change_` on both image models and on publications (for their covers)."
+            "allowed to change fruit images, publication fruit images and publications (for "
+            "their covers)."
         ),
         request=None,
         responses={200: BackfillReportSerializer},

@@ -266,7 +266,7 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
             "is a 400 naming it. A row whose catalog number exists updates that fruit, others "
             "create one. A file with any error changes nothing: 400 with every error, by "
             "spreadsheet row (the header is row 1) and column. A clean file is applied in one "
-            "transaction: 200. Needs `add_fruit` and `change_fruit`."
+            "transaction: 200. Needs the rights to add and to change fruits."
         ),
         parameters=[DRY_RUN, *IDEMPOTENCY_PARAMETERS],
         # Declared as the two forms generated clients send; `text/csv` is taken as well.

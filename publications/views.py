@@ -251,8 +251,8 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
         description=(
             "Idempotent: 201 when the link is new, 200 when the fruit was already linked. The "
             "optional JSON body sets the citation's fields; fields not sent keep their value "
-            "(their default on a new link). Sending fields needs `change_publicationfruit` "
-            "besides `add_publicationfruit`."
+            "(their default on a new link). Linking needs the right to link fruits; sending fields "
+            "needs the right to change citations as well."
         ),
         parameters=[FRUIT_ID],
         request=CitationSerializer,

@@ -71,7 +71,7 @@ def fill_fruit_search_text(fruit_model):
     of its spellings (a later refill migration brings every row to the newest form)."""
     for batch in _fruits_with_names(fruit_model):
         for fruit, names in batch:
-            fruit.search_text = _search_document(fruit.catalog_number, *names, head=fruit.name)
+            fruit.search_text = search_document(fruit.catalog_number, *names, head=fruit.name)
         fruit_model.objects.bulk_update([fruit for fruit, _ in batch], ["search_text"])
 
 
@@ -124,7 +124,12 @@ def _variants(text: str) -> list[str]:
     return [plain] if plain == written_out else [plain, written_out]
 
 
-def _search_document(*parts: object, head: object = None) -> str:
+def name_key(name: str) -> str:
+    """The key under which two names are the same: trimmed and casefolded."""
+    return name.strip().casefold()
+
+
+def search_document(*parts: object, head: object = None) -> str:
     """The folded spellings of the non-empty parts as one text column `contains` can scan.
 
     With `head`, the document starts with the head's spellings and `_HEAD_END`.

@@ -1,3 +1,4 @@
-"""Where migrations 0010 (catalog) and 0003 (publications) import the search folding from."""
+"""Imported by catalog 0010 and publications 0003 (applied migrations): the folding as it was
+when they were written, frozen in `catalog.migration_data`."""
 
-from core.db.search import name_key, search_document  # noqa: F401
+from catalog.migration_data import name_key, search_document  # noqa: F401

@@ -21,9 +21,9 @@ from catalog.migration_data import (
     _detect_content_type,
     _fold,
     _inspected_size,
-    _search_document,
     _spellings_of,
     _variants,
+    search_document,
 )
 from core.db import search
 from core.testing.media import (
@@ -108,13 +108,13 @@ def test_the_frozen_folding_folds_a_name_as_the_live_search_does(name):
 def test_the_frozen_search_document_and_spellings_are_the_live_ones(number):
     for head, others in [(NAMES[0], NAMES[1:]), (NAMES[10], NAMES[:10]), ("", ["Boskoop", ""])]:
         parts = [number, *others, None]
-        assert _search_document(*parts, head=head) == search.search_document(*parts, head=head)
-        assert _search_document(*parts) == search.search_document(*parts)
+        assert search_document(*parts, head=head) == search.search_document(*parts, head=head)
+        assert search_document(*parts) == search.search_document(*parts)
         assert _spellings_of(head, *parts) == search.spellings_of(head, *parts)
 
 
 def test_the_frozen_folding_spells_a_known_name_as_expected():
-    assert _search_document(7, "Boskoop", head="Schöner aus Boskoop") == (
+    assert search_document(7, "Boskoop", head="Schöner aus Boskoop") == (
         "schoner aus boskoop\x1fschoener aus boskoop\x1e7\x1fboskoop"
     )
 
@@ -199,3 +199,8 @@ def test_the_frozen_displayed_size_honours_the_orientation_and_thumbnails():
     thumbnail = imaging.make_thumbnail(make_object_png(size=(600, 200), box=(0, 0, 599, 199)))
     assert _displayed_size(thumbnail) == (300, 100)
     assert _displayed_size(IMAGES["jpeg rotated three quarters"]) == (48, 64)
+
+
+@pytest.mark.parametrize("name", ["Straße", "  STRASSE ", "Schöner aus Boskoop", "ẞ", ""])
+def test_the_frozen_name_key_is_the_live_one(name):
+    assert catalog.migration_data.name_key(name) == search.name_key(name)

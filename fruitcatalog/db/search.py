@@ -1,3 +1,4 @@
-"""Imported by publications 0008 (an applied migration): see `core.db.search`."""
+"""Imported by publications 0008 (an applied migration): the folding frozen in
+`catalog.migration_data`."""
 
-from core.db.search import search_document  # noqa: F401
+from catalog.migration_data import search_document  # noqa: F401

@@ -358,7 +358,8 @@ def draw_fruit(fruit: DemoFruit, background=BACKGROUND) -> bytes:
 # --- loading -------------------------------------------------------------------------------------
 
 
-# Real parentage of demo varieties: to another demo fruit, or by name.
+# Real parentage of demo varieties, to another demo fruit or by name, and a pair that growers
+# and nurseries mix up: two small orange-red striped dessert apples of the same season.
 DEMO_RELATIONS = {
     "Roter Boskoop": [{"kind": "sport_of", "fruit": "Schöner aus Boskoop"}],
     "Elstar": [
@@ -371,14 +372,17 @@ DEMO_RELATIONS = {
         {"kind": "father", "name": "Ribston Pepping"},
     ],
     "Cox Orange": [{"kind": "seedling_of", "name": "Ribston Pepping"}],
+    "Goldparmäne": [{"kind": "confused_with", "fruit": "Cox Orange"}],
 }
 
 
-def load_demo_relations() -> None:
-    """Give the demo varieties their real parentage, unless they have relations already."""
+def load_demo_relations() -> int:
+    """Give the demo varieties their relations, unless they have relations already; return to
+    how many fruits relations were given."""
     fruits = {
         fruit.name: fruit for fruit in Fruit.objects.filter(name__in=[d.name for d in DEMO_FRUITS])
     }
+    count = 0
     for name, relations in DEMO_RELATIONS.items():
         fruit = fruits.get(name)
         if fruit is None or fruit.relations.exists():
@@ -393,7 +397,10 @@ def load_demo_relations() -> None:
             for relation in relations
             if "fruit" not in relation or relation["fruit"] in fruits
         ]
-        fruit_update(fruit=fruit, relations=clean_relations(records, fruit_id=fruit.pk))
+        if records:
+            fruit_update(fruit=fruit, relations=clean_relations(records, fruit_id=fruit.pk))
+            count += 1
+    return count
 
 
 def load_demo_fruits(stdout=None) -> tuple[int, int]:
@@ -425,5 +432,4 @@ def load_demo_fruits(stdout=None) -> tuple[int, int]:
         created += 1
         if stdout is not None:
             stdout.write(f"  {fruit}")
-    load_demo_relations()
     return created, len(existing)

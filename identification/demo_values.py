@@ -4,6 +4,9 @@ codes and state values (identification/migrations/0002_standard_characteristics.
 Taken from common pomological descriptions of these varieties. Several values where a variety
 varies or descriptions differ (medium to large: [5, 7]); a characteristic is left out where the
 descriptions do not settle it. A sport differs from its variety only in colour (Roter Boskoop).
+Where a demo publication describes a variety, its values cite it on the pages the demo links
+them with (identification/demo.py): those pages show what a source looks like; they are the
+demo's, not a reading of the book.
 """
 
 _BOSKOOP = {

@@ -59,6 +59,9 @@ CITATION_NOTES = {
     },
     ("Illustrirtes Handbuch der Obstkunde", "Goldparmäne"): {"name_in_source": "Goldparmaine"},
 }
+# A cover has no fields for its creator, source and licence (the images of fruits have them):
+# the demo's drawn covers are credited at the end of the publication's description instead.
+COVER_CREDIT = "Cover: drawn for the Fruit Catalog demo (publications/demo.py), CC0 1.0."
 PLATE_BACKGROUND = (238, 228, 204)  # aged paper
 GOLD = (212, 175, 85)
 INK = (45, 38, 30)
@@ -150,7 +153,10 @@ def load_demo_publications(stdout=None) -> tuple[int, int]:
         if demo.title in existing:
             continue
         publication = Publication.objects.create(
-            title=demo.title, authors=demo.authors, year=demo.year, description=demo.description
+            title=demo.title,
+            authors=demo.authors,
+            year=demo.year,
+            description=f"{demo.description}\n\n{COVER_CREDIT}",
         )
         publication_set_cover(
             publication=publication, data=draw_cover(demo, demo_fruits[demo.plate])

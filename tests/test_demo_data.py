@@ -150,3 +150,85 @@ def test_demo_data_gives_varieties_their_real_parentage():
     assert (sport.kind, sport.other.name) == ("sport_of", "Schöner aus Boskoop")
     run()  # again: nothing doubled
     assert elstar.relations.count() == 2
+
+
+@pytest.mark.django_db
+def test_demo_values_cite_the_publication_describing_the_fruit_with_its_pages(anon_client):
+    run()
+
+    boskoop = Fruit.objects.get(name="Schöner aus Boskoop")
+    detail = anon_client.get(f"/api/v1/fruits/{boskoop.pk}").json()
+    (citation,) = detail["citations"]
+    assert citation["publication"]["title"] == "Deutschlands Obstsorten"
+    assert {
+        (value["source"]["publication_id"], value["source"]["pages"])
+        for value in detail["characteristics"]
+    } == {(citation["publication"]["id"], citation["pages"])}
+    page = anon_client.get(f"/fruits/{boskoop.pk}/").content.decode()
+    assert (
+        f'(<a href="/publications/{citation["publication"]["id"]}/">Deutschlands Obstsorten</a>, '
+        f"p. {citation['pages']})"
+    ) in page
+    # Every demo fruit a demo publication describes and the demo describes cites it; a source is
+    # always a publication linking the fruit, never one that does not describe it.
+    cited = {}
+    for fruit in Fruit.objects.filter(characteristics__isnull=False).distinct():
+        detail = anon_client.get(f"/api/v1/fruits/{fruit.pk}").json()
+        linked = {c["publication"]["id"]: c["pages"] for c in detail["citations"]}
+        sources = {
+            (value["source"]["publication_id"], value["source"]["pages"])
+            for value in detail["characteristics"]
+            if value["source"]
+        }
+        assert sources <= set(linked.items()), fruit.name
+        if linked:
+            assert sources, fruit.name
+            cited[fruit.name] = sources
+    assert set(cited) == {
+        "Schöner aus Boskoop", "Gravensteiner", "Williams Christ", "Goldparmäne", "Gute Luise",
+    }  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_demo_data_has_two_varieties_often_confused_with_a_link_comparing_them(anon_client):
+    run()
+
+    gold = Fruit.objects.get(name="Goldparmäne")
+    cox = Fruit.objects.get(name="Cox Orange")
+    for fruit, other in [(gold, cox), (cox, gold)]:
+        page = anon_client.get(f"/fruits/{fruit.pk}/").content.decode()
+        assert "<dt>Often confused with</dt>" in page
+        assert f'<a href="/fruits/{other.pk}/">{other.name}</a>' in page
+        assert f'href="/compare/?fruits={fruit.pk},{other.pk}"' in page
+    # Cox Orange keeps its parentage beside it.
+    assert set(cox.relations.values_list("kind", flat=True)) == {"seedling_of"}
+    assert set(gold.relations.values_list("kind", "other__name")) == {
+        ("confused_with", "Cox Orange")
+    }
+
+    counts = row_counts()
+    assert "nothing to do" in run()
+    assert row_counts() == counts
+
+
+@pytest.mark.django_db
+def test_an_earlier_demo_gets_the_confused_pair_once_and_says_so():
+    run()
+    Fruit.objects.get(name="Goldparmäne").relations.all().delete()
+
+    assert "Gave 1 demo fruit its relations." in run()
+    assert "nothing to do" in run()
+    assert Fruit.objects.get(name="Goldparmäne").relations.count() == 1
+
+
+@pytest.mark.django_db
+def test_demo_publications_credit_their_drawn_covers(anon_client):
+    run()
+
+    for publication in Publication.objects.without_blobs():
+        page = anon_client.get(f"/publications/{publication.pk}/").content.decode()
+        assert "Cover: drawn for the Fruit Catalog demo" in page
+        detail = anon_client.get(f"/api/v1/publications/{publication.pk}").json()
+        assert detail["description"].endswith(
+            "Cover: drawn for the Fruit Catalog demo (publications/demo.py), CC0 1.0."
+        )

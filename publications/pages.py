@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from catalog.models import Fruit
 from core.db.ids import ID_MAX
 from core.site.pages import not_found, render_list_page, render_page
-from core.site.structured_data import json_ld, without_empty
+from core.site.structured_data import agents, json_ld, one_or_list, without_empty
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationFruit
 
@@ -67,16 +67,11 @@ def publication_page(request, pk: int):
 def book(request, publication, fruits) -> dict:
     """The publication as a schema.org `Book`: author, year, cover, the fruits it is about."""
     cover = publication.get_cover_url() if publication.has_cover else None
-    author = {"@type": "Person", "name": publication.authors} if publication.authors else None
     return without_empty(
         {
             "@context": "https://schema.org",
-            "@type": "Book",
-            "name": publication.title,
-            "author": author,
-            "datePublished": None if publication.year is None else str(publication.year),
+            **cited_book(request, publication),
             "image": cover and request.build_absolute_uri(cover),
-            "url": request.build_absolute_uri(publication.get_absolute_url()),
             "about": [
                 {
                     "@type": "Taxon",
@@ -85,6 +80,20 @@ def book(request, publication, fruits) -> dict:
                 }
                 for fruit in fruits
             ],
+        }
+    )
+
+
+def cited_book(request, publication) -> dict:
+    """The publication as a schema.org `Book` where another page names it: title, authors (one
+    or a list, `agents`), year and its page."""
+    return without_empty(
+        {
+            "@type": "Book",
+            "name": publication.title,
+            "author": one_or_list(agents(publication.authors)),
+            "datePublished": None if publication.year is None else str(publication.year),
+            "url": request.build_absolute_uri(publication.get_absolute_url()),
         }
     )
 

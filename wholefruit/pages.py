@@ -12,10 +12,11 @@ from blobs.rights import alt_text_or_role
 from catalog.models import Fruit, RelationKind
 from core.db.ids import ID_MAX
 from core.site.pages import not_found, render_page
-from core.site.structured_data import json_ld, without_empty
+from core.site.structured_data import agents, json_ld, one_or_list, without_empty
 from identification.described import described_groups, with_described
 from identification.pages import COMPARE_MAX, compare_url
 from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.pages import cited_book
 
 
 @require_safe
@@ -42,7 +43,7 @@ def fruit_page(request, pk: int):
         "confused_compare_url": compare_url([fruit.pk, *confused][:COMPARE_MAX])
         if confused
         else "",
-        "structured_data": json_ld(taxon(request, fruit, images)),
+        "structured_data": json_ld(taxon(request, fruit, images, links)),
         "section": "fruits",
     }
     return render_page(request, "wholefruit/fruit_page.html", context)
@@ -86,8 +87,15 @@ def confused_ids(fruit) -> list[int]:
     return ids
 
 
-def taxon(request, fruit, images) -> dict:
-    """The fruit as a schema.org `Taxon` (a cultivar): names, catalog number, images."""
+def taxon(request, fruit, images, links) -> dict:
+    """The fruit as a schema.org `Taxon` (a cultivar): names, catalog number, images, and the
+    publications about it (`links`, as `citations` reads them).
+
+    The publications are `subjectOf`, the inverse of the `about` their own pages give: `citation`
+    belongs to creative works, not to a taxon. Parentage is left out: schema.org has no term
+    for a cultivar's seed or pollen parent or the variety it is a sport of, and `parentTaxon`
+    is the taxonomic parent (the species), which the page does not show.
+    """
     return without_empty(
         {
             "@context": "https://schema.org",
@@ -98,13 +106,14 @@ def taxon(request, fruit, images) -> dict:
             "identifier": None if fruit.catalog_number is None else str(fruit.catalog_number),
             "url": request.build_absolute_uri(fruit.get_absolute_url()),
             "image": [image_object(request, image, fruit.name) for image in images],
+            "subjectOf": [cited_book(request, link.publication) for link in links],
         }
     )
 
 
 def image_object(request, image, subject: str) -> dict:
-    """An image as a schema.org `ImageObject`, with its licence and credit."""
-    creator = {"@type": "Person", "name": image.creator} if image.creator else None
+    """An image as a schema.org `ImageObject`, with its licence and credit (its creator a
+    `Person` or an `Organization`, `agents`)."""
     return without_empty(
         {
             "@type": "ImageObject",
@@ -113,7 +122,7 @@ def image_object(request, image, subject: str) -> dict:
             "caption": alt_text_or_role(image.alt_text, image.role, subject),
             "license": image.license_url,
             "creditText": image.creator,
-            "creator": creator,
+            "creator": one_or_list(agents(image.creator)),
             "width": image.width or None,
             "height": image.height or None,
         }

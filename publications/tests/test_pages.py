@@ -1,6 +1,7 @@
 """The public pages of a fruit (with what describes it) and of the publications."""
 
 import html
+import json
 import re
 
 import pytest
@@ -102,3 +103,69 @@ def test_a_publication_page_lists_its_fruits_with_pages_and_plates(
     )
     text = client.get(f"/publications/{publication.pk}/").content.decode()
     assert '<p class="card__extra card__citation">Bd. 2, S. 40, plate 7</p>' in text
+
+
+def book_of(response) -> dict:
+    """The page's schema.org JSON-LD block, parsed."""
+    (block,) = re.findall(
+        r'<script type="application/ld\+json">(.*?)</script>', text_of(response), re.DOTALL
+    )
+    return json.loads(block)
+
+
+def person(name: str) -> dict:
+    return {"@type": "Person", "name": name}
+
+
+def organization(name: str) -> dict:
+    return {"@type": "Organization", "name": name}
+
+
+@pytest.mark.parametrize(
+    ("authors", "author"),
+    [
+        # Without a semicolon, commas separate the authors: three surnames, three people.
+        ("Müller, Bißmann, Lucas", [person("Müller"), person("Bißmann"), person("Lucas")]),
+        (
+            "Eduard Lucas, Johann Georg Conrad Oberdieck",
+            [person("Eduard Lucas"), person("Johann Georg Conrad Oberdieck")],
+        ),
+        # With one, semicolons separate names written "Surname, Given".
+        (
+            "Lucas, Eduard; Oberdieck, Johann Georg Conrad",
+            [person("Lucas, Eduard"), person("Oberdieck, Johann Georg Conrad")],
+        ),
+        # Initials after a comma belong to the name before them.
+        ("Lucas, E., Oberdieck, J. G. C.", [person("Lucas, E."), person("Oberdieck, J. G. C.")]),
+        ("Diel", person("Diel")),
+        # "und" inside an association's name separates nobody.
+        (
+            "Obst- und Gartenbauverein Musterstadt e.V.",
+            organization("Obst- und Gartenbauverein Musterstadt e.V."),
+        ),
+        (
+            "Deutscher Pomologen-Verein; Lucas, Eduard",
+            [organization("Deutscher Pomologen-Verein"), person("Lucas, Eduard")],
+        ),
+        (" ; ,", None),
+    ],
+)
+def test_a_books_authors_are_its_people_and_organisations(
+    client, publication_factory, authors, author
+):
+    publication = publication_factory(title="Pomona", authors=authors, year=1860)
+
+    book = book_of(client.get(f"/publications/{publication.pk}/"))
+
+    assert book.get("author") == author
+    assert (book["@type"], book["name"], book["datePublished"]) == ("Book", "Pomona", "1860")
+
+
+def test_a_books_author_cannot_end_the_script_element(client, publication_factory):
+    hostile = '</script><script>alert("x")</script>'
+    publication = publication_factory(title="Pomona", authors=f"Lucas; {hostile}")
+
+    response = client.get(f"/publications/{publication.pk}/")
+
+    assert book_of(response)["author"] == [person("Lucas"), person(hostile)]
+    assert text_of(response).count("</script>") == text_of(response).count("<script")

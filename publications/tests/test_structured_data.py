@@ -93,7 +93,11 @@ def test_a_publication_page_carries_a_book_about_its_fruits(
         "Deutschlands Obstsorten",
         "1905",
     )
-    assert data["author"] == {"@type": "Person", "name": "Müller, Bißmann, Lucas"}
+    assert data["author"] == [
+        {"@type": "Person", "name": "Müller"},
+        {"@type": "Person", "name": "Bißmann"},
+        {"@type": "Person", "name": "Lucas"},
+    ]
     assert data["image"] == f"http://testserver{publication.get_cover_url()}"
     assert [about["url"] for about in data["about"]] == [
         f"http://testserver/fruits/{fruit.pk}/" for fruit in fruits

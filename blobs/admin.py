@@ -11,11 +11,11 @@ from django.db import router
 from django.template.defaultfilters import filesizeformat
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
-from django.utils.text import capfirst
+from django.utils.text import Truncator, capfirst
 
 from blobs.backfill import backfill_thumbnails, remaining_count
 from blobs.models import blob_fields
-from blobs.rights import DETAIL_FIELDS
+from blobs.rights import ATTRIBUTION_LICENSES, DETAIL_FIELDS
 
 LIST_THUMBNAIL_SIDE = 56  # px; a row stays compact while the fruit is still recognisable
 PREVIEW_SIDE = 120  # px; on change pages, where there is room to look at the crop
@@ -249,17 +249,28 @@ class GenerateMissingThumbnailsMixin:
 
 
 class MissingDetailsFilter(admin.SimpleListFilter):
-    """Images whose alt text or licence curators have still to write."""
+    """Images whose alt text, licence or creator curators have still to write.
+
+    "creator" lists the images under a licence that requires attribution without a creator to
+    credit: stored before the rule (`blobs.rights.validate_attribution`), they keep their details
+    until a curator names one.
+    """
 
     title = "details"
     parameter_name = "missing"
 
     def lookups(self, request, model_admin):
-        return [("alt_text", "Without alt text"), ("license", "Without a licence")]
+        return [
+            ("alt_text", "Without alt text"),
+            ("license", "Without a licence"),
+            ("creator", "Without the creator their licence requires"),
+        ]
 
     def queryset(self, request, queryset):
         if self.value() in ("alt_text", "license"):
             return queryset.filter(**{self.value(): ""})
+        if self.value() == "creator":
+            return queryset.filter(license__in=ATTRIBUTION_LICENSES, creator="")
         return queryset
 
 
@@ -281,26 +292,54 @@ class ThumbnailListFilter(admin.SimpleListFilter):
 
 
 class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
-    """Images as an inline: previews, uploads, alt texts and licences, metadata and delete boxes,
-    without the bytes. Role, creator and source are on each image's own page: a row with them
-    all would not fit a laptop."""
+    """Images as an inline: each row's image (preview, file, links), upload, alt text, creator
+    and licence, and delete box, without the bytes.
 
-    fields = [
-        "preview_large",
-        "upload",
-        "alt_text",
-        "license",
-        "file_summary",
-        "original_link",
-    ]
-    readonly_fields = [
-        "preview_large",
-        "file_summary",
-        "original_link",
-    ]
+    The creator stands beside the licence, so one can be named with an upload whose licence
+    requires attribution, and a missing one shows. Role and source are edited on each image's
+    own page, which the row links (its source shown): a row with every field would not fit a
+    laptop.
+    """
+
+    fields = ["image_summary", "upload", "alt_text", "creator", "license"]
+    readonly_fields = ["image_summary"]
     extra = 1
-    view_on_site = False  # the "Original" column links the bytes, in a new tab
+    view_on_site = False  # the image cell links the bytes, in a new tab
     classes = ["catalog-compact"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).without_blobs()
+
+    @admin.display(description="Image")
+    def image_summary(self, image):
+        """The preview, the file's type, size and dimensions, links to the bytes and to the
+        image's page (role, source), the source, and a warning when the licence requires a
+        creator the image lacks."""
+        if image.pk is None:
+            return self.get_empty_value_display()
+        opts = self.opts
+        details_url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[image.pk])
+        source = (
+            format_html("<br>Source: {}", Truncator(image.source).chars(60)) if image.source else ""
+        )
+        missing = (
+            format_html(
+                "<br><strong>No creator: {} requires one.</strong>",
+                image.get_license_display(),
+            )
+            if image.license in ATTRIBUTION_LICENSES and not image.creator
+            else ""
+        )
+        return format_html(
+            "{}<br><small>{} · {} · {}<br>"
+            '<a href="{}" target="_blank" rel="noopener">Open</a> · '
+            '<a href="{}">Role, source</a>{}{}</small>',
+            thumbnail_img(image.get_thumbnail_url(), PREVIEW_SIDE),
+            image.content_type,
+            self.file_size(image),
+            self.dimensions(image),
+            image.get_data_url(),
+            details_url,
+            source,
+            missing,
+        )

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
-from blobs.rights import DETAIL_FIELDS, ImageRole
+from blobs.rights import DETAIL_FIELDS, ImageRole, validate_attribution
 from blobs.uploads import apply_image_upload
 
 IMAGE_ACCEPT = "image/jpeg,image/png,image/gif,image/webp"
@@ -61,8 +61,10 @@ class ImageUploadForm(forms.ModelForm):
         return self.cleaned_data.get("role") or self.instance.role or ImageRole.FRUIT
 
     def clean(self):
-        """Validate the upload; put its bytes, metadata and thumbnail on the instance."""
+        """Validate the details and the upload; put its bytes, metadata and thumbnail on the
+        instance."""
         cleaned = super().clean()
+        self.check_attribution(cleaned)
         upload = cleaned.get("upload")
         if not upload:
             if self.instance.pk is None and "upload" not in self.errors:
@@ -77,3 +79,17 @@ class ImageUploadForm(forms.ModelForm):
         if duplicate is not None:
             self.add_error("upload", f"This image is already stored as image {duplicate}.")
         return cleaned
+
+    def check_attribution(self, cleaned: dict) -> None:
+        """A licence that requires attribution needs a creator, when either is changed here (an
+        untouched row of an inline keeps what it has); the error is on the creator field."""
+        if {"license", "creator"} & set(self.errors):
+            return  # refused already
+        try:
+            validate_attribution(
+                license=cleaned.get("license", self.instance.license),
+                creator=cleaned.get("creator", self.instance.creator),
+                changed=self.changed_data,
+            )
+        except ValidationError as error:
+            self.add_error("creator" if "creator" in self.fields else None, error)

@@ -4,6 +4,9 @@ One set of fields for every stored image (`ThumbnailedImage`), validated the sam
 API and the admin, and the licences' deed URLs that pages and the API link to.
 """
 
+from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -56,6 +59,29 @@ LICENSE_URLS = {
 def license_url(license: str) -> str | None:
     """The deed URL of a licence code, or None (unknown, public domain, all rights reserved)."""
     return LICENSE_URLS.get(license)
+
+
+# Every Creative Commons licence but CC0 has the BY condition: whoever shows the image must name
+# its creator, so an image under one is not published without a creator to credit.
+ATTRIBUTION_LICENSES = frozenset(code for code in License.values if code.startswith("CC-BY"))
+
+
+def validate_attribution(*, license: str, creator: str, changed: Iterable[str] = DETAIL_FIELDS):
+    """Refuse a licence that requires attribution without a creator (`ValidationError`; the
+    callers put it on the creator field).
+
+    Checked when a write sets the licence or the creator (`changed`: the fields it sets; an
+    upload's are all of them): an image stored without a creator before the rule keeps its
+    details, and any other change of them, until one of the two is written (the admin's
+    "missing details" filter lists those images).
+    """
+    if not {"license", "creator"} & set(changed):
+        return
+    if license in ATTRIBUTION_LICENSES and not creator.strip():
+        raise ValidationError(
+            f"{License(license).label} requires attribution: name the creator.",
+            code="creator_required",
+        )
 
 
 def rights_constraints(prefix: str) -> list[models.CheckConstraint]:

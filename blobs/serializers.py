@@ -1,5 +1,6 @@
 """JSON pieces of stored bytes: absolute links to byte endpoints and image metadata."""
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -9,6 +10,7 @@ from blobs.rights import (
     SOURCE_MAX,
     ImageRole,
     License,
+    validate_attribution,
 )
 from core.rest.fields import TextField
 
@@ -48,7 +50,8 @@ def absolute_url(serializer, path: str) -> str:
 LICENSE_HELP = (
     '`""` (unknown) or one of: '
     + ", ".join(f"`{code}`" for code in License.values)
-    + ". The Creative Commons licences and CC0 have a deed (`license_url`)."
+    + ". The Creative Commons licences and CC0 have a deed (`license_url`). The `CC-BY-…` "
+    "licences require attribution: writing one needs a `creator`."
 )
 
 
@@ -61,7 +64,9 @@ ALT_TEXT_HELP = (
 class ImageDetailsSerializer(serializers.Serializer):
     """What an image shows and who may use it: the fields an upload may send and `PATCH` changes.
 
-    Every field is optional; text is trimmed and `""` when empty (`null` is not accepted).
+    Every field is optional; text is trimmed and `""` when empty (`null` is not accepted). A
+    `PATCH` passes the image as the instance, so a licence that requires attribution is checked
+    against the creator it keeps.
     """
 
     alt_text = TextField(
@@ -79,7 +84,11 @@ class ImageDetailsSerializer(serializers.Serializer):
         max_length=CREATOR_MAX,
         allow_blank=True,
         required=False,
-        help_text=f"Who made the photo or drawing, up to {CREATOR_MAX} characters.",
+        help_text=(
+            f"Who made the photo or drawing, up to {CREATOR_MAX} characters. Required with a "
+            "licence that requires attribution (every `CC-BY-…`): a write setting such a "
+            "licence, or emptying the creator under one, is a 400 naming `creator`."
+        ),
     )
     source = TextField(
         max_length=SOURCE_MAX,
@@ -96,6 +105,18 @@ class ImageDetailsSerializer(serializers.Serializer):
         required=False,
         help_text=LICENSE_HELP,
     )
+
+    def validate(self, attrs):
+        stored = self.instance
+        try:
+            validate_attribution(
+                license=attrs.get("license", getattr(stored, "license", "")),
+                creator=attrs.get("creator", getattr(stored, "creator", "")),
+                changed=attrs,
+            )
+        except DjangoValidationError as error:
+            raise serializers.ValidationError({"creator": error.messages}) from None
+        return attrs
 
 
 class ThumbnailedImageSerializer(serializers.ModelSerializer):

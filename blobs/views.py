@@ -21,6 +21,7 @@ from blobs import imaging
 from blobs.backfill import backfill_thumbnails, remaining_count, thumbnailed_models
 from blobs.parsers import IMAGE_UPLOAD_PARSERS
 from blobs.reads import ByteRead
+from blobs.rights import validate_attribution
 from blobs.serializers import ImageDetailsSerializer
 from blobs.uploads import as_field_error, validate_upload_size
 from core.db.locks import lock_row
@@ -127,11 +128,23 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
 @transaction.atomic
 def image_set_details(image, details: dict) -> None:
     """Change an image's details (`ImageDetailsSerializer`'s fields); the image is locked first,
-    so one deleted meanwhile is a 404 rather than being stored again."""
+    so one deleted meanwhile is a 404 rather than being stored again.
+
+    The attribution rule is checked again with the licence and creator read under the lock: a
+    concurrent change of the other one cannot leave a `CC-BY-…` image without its creator.
+    """
     try:
-        lock_row(type(image), image.pk)
+        license, creator = lock_row(type(image), image.pk, read=("license", "creator"))
     except type(image).DoesNotExist:
         raise NotFound from None
+    try:
+        validate_attribution(
+            license=details.get("license", license),
+            creator=details.get("creator", creator),
+            changed=details,
+        )
+    except DjangoValidationError as error:
+        raise as_field_error("creator", error) from None
     for name, value in details.items():
         setattr(image, name, value)
     image.save(update_fields=[*details, "updated_at"])
@@ -198,7 +211,7 @@ class ThumbnailedImageViewSet(
 
     def partial_update(self, request, *args, **kwargs):
         image = self.get_object()
-        details = ImageDetailsSerializer(data=request.data, partial=True)
+        details = ImageDetailsSerializer(image, data=request.data, partial=True)
         details.is_valid(raise_exception=True)
         image_set_details(image, details.validated_data)
         body = self.serializer_class(self.get_object(), context=self.get_serializer_context())

@@ -97,7 +97,7 @@ class FruitImageInline(ThumbnailedImageInline):
     model = FruitImage
     form = FruitImageInlineForm
     formset = FruitImageFormSet
-    fields = ["preview_large", "card_image", *ThumbnailedImageInline.fields[1:]]
+    fields = ["image_summary", "card_image", *ThumbnailedImageInline.fields[1:]]
 
 
 class FruitChangeList(ChangeList):

@@ -3,6 +3,8 @@
 import io
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from catalog.models import FruitImage
 from catalog.services import fruit_create
@@ -187,3 +189,93 @@ def test_a_licence_spelled_as_nothing_is_a_400_not_a_conflict(curator_client, im
         images.upload(curator_client, make_object_png(size=(130, 100)), license=value).status_code
         == 400
     )
+
+
+# --- a licence that requires attribution needs a creator --------------------------------------
+
+ATTRIBUTION = ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-NC-SA-4.0"]
+
+
+@pytest.mark.parametrize("license", ATTRIBUTION)
+@pytest.mark.parametrize("creator", [None, "", "   "])
+def test_an_upload_under_a_cc_by_licence_without_a_creator_is_a_400_naming_creator(
+    curator_client, images, license, creator
+):
+    fields = {"license": license} if creator is None else {"license": license, "creator": creator}
+    response = images.upload(curator_client, make_object_png(), **fields)
+    assert response.status_code == 400, response.json()
+    assert list(response.json()) == ["creator"]
+    assert "requires attribution" in response.json()["creator"][0]
+    assert not images.model.objects.exists()
+
+
+@pytest.mark.parametrize("license", ["", "CC0-1.0", "public-domain", "all-rights-reserved"])
+def test_licences_without_attribution_need_no_creator(curator_client, images, license):
+    response = images.upload(curator_client, make_object_png(), license=license)
+    assert response.status_code == 201, response.json()
+
+
+def test_a_patch_setting_a_cc_by_licence_on_an_image_without_a_creator_is_a_400(
+    curator_client, images
+):
+    created = images.upload(curator_client, make_object_png(), alt_text="An apple").json()
+    path = f"{images.url}/{created['id']}"
+    response = curator_client.patch(path, {"license": "CC-BY-4.0"}, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == ["creator"]
+    assert images.model.objects.get().license == ""
+    # Named together, they are welcome.
+    both = curator_client.patch(
+        path, {"license": "CC-BY-4.0", "creator": "Eva Obst"}, format="json"
+    )
+    assert both.status_code == 200, both.json()
+    assert (both.json()["license"], both.json()["creator"]) == ("CC-BY-4.0", "Eva Obst")
+
+
+def test_a_patch_emptying_the_creator_of_a_cc_by_image_is_a_400(curator_client, images):
+    created = images.upload(
+        curator_client, make_object_png(), license="CC-BY-SA-4.0", creator="Eva Obst"
+    ).json()
+    path = f"{images.url}/{created['id']}"
+    response = curator_client.patch(path, {"creator": ""}, format="json")
+    assert response.status_code == 400 and list(response.json()) == ["creator"]
+    assert images.model.objects.get().creator == "Eva Obst"
+    # Another licence, without attribution, lets the creator go.
+    response = curator_client.patch(path, {"license": "CC0-1.0", "creator": ""}, format="json")
+    assert response.status_code == 200, response.json()
+
+
+def test_an_image_stored_without_its_creator_keeps_it_and_other_details_still_change(
+    curator_client, images
+):
+    created = images.upload(curator_client, make_object_png()).json()
+    images.model.objects.update(license="CC-BY-4.0")  # stored before the rule
+    path = f"{images.url}/{created['id']}"
+    response = curator_client.patch(path, {"alt_text": "An apple"}, format="json")
+    assert response.status_code == 200, response.json()
+    assert curator_client.patch(path, {"license": "CC-BY-4.0"}, format="json").status_code == 400
+    response = curator_client.patch(path, {"creator": "Eva Obst"}, format="json")
+    assert response.status_code == 200, response.json()
+    image = images.model.objects.get()
+    assert (image.alt_text, image.license, image.creator) == ("An apple", "CC-BY-4.0", "Eva Obst")
+
+
+def test_import_images_refuses_a_file_whose_licence_wants_a_creator(
+    tmp_path, monkeypatch, fruit_factory
+):
+    from catalog.management.commands import import_images
+
+    fruit_factory(name="Gravensteiner", catalog_number=1042)
+    (tmp_path / "1042.png").write_bytes(make_object_png())
+    # The command names no licence of its own: an image it builds under a CC BY licence stands
+    # for any detail it sets.
+    monkeypatch.setattr(
+        import_images,
+        "FruitImage",
+        lambda **fields: FruitImage(license="CC-BY-4.0", **fields),
+    )
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="0 added, 0 skipped, 1 failed"):
+        call_command("import_images", str(tmp_path), stdout=io.StringIO(), stderr=err)
+    assert "1042.png: CC BY 4.0 requires attribution: name the creator." in err.getvalue()
+    assert not FruitImage.objects.exists()

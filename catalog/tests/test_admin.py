@@ -895,11 +895,11 @@ def test_an_empty_catalog_number_is_refused_when_no_number_is_left(admin_client,
 def test_the_image_inline_takes_alt_text_and_licence_with_the_upload(admin_client, fruit_factory):
     fruit = fruit_factory(name="Topaz", catalog_number=5)
     data = fruit_form_data(name="Topaz", catalog_number=5, uploads=[png_upload()])
-    data |= {"images-0-alt_text": "A Topaz", "images-0-license": "CC-BY-4.0"}
+    data |= {"images-0-alt_text": "A Topaz", "images-0-license": "CC0-1.0"}
     response = admin_client.post(fruit_change_url(fruit), data)
     assert response.status_code == 302, form_errors(response)
     image = FruitImage.objects.get()
-    assert (image.alt_text, image.role, image.license) == ("A Topaz", "fruit", "CC-BY-4.0")
+    assert (image.alt_text, image.role, image.license) == ("A Topaz", "fruit", "CC0-1.0")
 
 
 def test_uploading_bytes_the_fruit_already_has_is_a_form_error(

@@ -25,7 +25,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from blobs import imaging
-from blobs.rights import ImageRole
+from blobs.rights import ImageRole, validate_attribution
 from blobs.uploads import (
     apply_image_upload,
     store_image_unless_duplicate,
@@ -120,6 +120,9 @@ class Command(BaseCommand):
             fruit=fruit, role=suffix if suffix in ImageRole.values else ImageRole.FRUIT
         )
         try:
+            # The details the command sets pass the upload's rule too (a licence requiring
+            # attribution needs a creator), before any byte is checked.
+            validate_attribution(license=image.license, creator=image.creator)
             # The same checks either way (the thumbnail made too): a dry run that passes, passes.
             apply_image_upload(image, data)
             duplicate = image.duplicate_id() if dry_run else store_image_unless_duplicate(image)

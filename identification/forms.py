@@ -1,13 +1,14 @@
 """Admin forms: a characteristic's types, and a fruit's values as one row per characteristic."""
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
 from catalog.models import FruitType
 from core.db.ids import parse_id
 from identification.models import Characteristic, FruitCharacteristic
 from identification.services import fruit_set_characteristics
-from identification.validators import clean_fruit_characteristics
+from identification.validators import clean_fruit_characteristics, validate_pages_have_source
 from publications.models import Publication
 
 
@@ -45,11 +46,26 @@ class NamedHiddenInput(forms.HiddenInput):
         return False  # shown in its own column
 
 
+# The source offers the publications that link the fruit: none at all is the usual surprise.
+SOURCE_HELP = (
+    "One of the publications that describe this fruit. A publication is offered here once it "
+    "links the fruit: add the fruit to its linked fruits on the publication's page. Pages need a "
+    "source; a note does not."
+)
+NO_SOURCE_LABEL = "— no publication linked —"
+NO_SOURCE_HELP = (
+    "No publication links this fruit yet, so there is no source to choose: add the fruit to a "
+    "publication's linked fruits (Publications, the publication's page), then choose it here. "
+    "Pages need a source; a note does not."
+)
+
+
 class FruitCharacteristicForm(forms.ModelForm):
     """One characteristic of the fruit: its states to tick, the source and pages beside it.
 
     The characteristic and the source are plain fields checked against what the page offers
-    (no query per row); the formset stores the rows through the service."""
+    (no query per row); the formset stores the rows through the service. Pages given or changed
+    without a source are refused; a row stored so before keeps them until they are changed."""
 
     question = forms.IntegerField(min_value=1, label="Characteristic")
     values = forms.TypedMultipleChoiceField(
@@ -75,7 +91,21 @@ class FruitCharacteristicForm(forms.ModelForm):
             ]
         else:  # deleted since the page was shown: what was ticked there is left out
             self.fields["values"].disabled = True
-        self.fields["source"].choices = [("", "—"), *publications]
+        source = self.fields["source"]
+        source.choices = [("", "—" if publications else NO_SOURCE_LABEL), *publications]
+        source.help_text = SOURCE_HELP if publications else NO_SOURCE_HELP
+        source.widget.attrs["title"] = source.help_text
+
+    def clean(self):
+        cleaned = super().clean()
+        if {"pages", "source"} & set(self.changed_data) and "pages" not in self.errors:
+            try:
+                validate_pages_have_source(
+                    pages=cleaned.get("pages", ""), source=cleaned.get("source")
+                )
+            except ValidationError as error:
+                self.add_error("pages", error)
+        return cleaned
 
 
 class FruitCharacteristicFormSet(forms.BaseInlineFormSet):

@@ -1,5 +1,6 @@
 """Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from blobs.serializers import absolute_url
@@ -15,6 +16,7 @@ from identification.models import (
     STATES_MIN,
     Characteristic,
 )
+from identification.validators import validate_pages_have_source
 
 
 class StateSerializer(WholeEntrySerializer):
@@ -150,7 +152,27 @@ class FruitCharacteristicSerializer(WholeEntrySerializer):
         help_text="A publication that links the fruit, or null.",
     )
     pages = TextField(
-        write_only=True, max_length=PAGES_MAX, required=False, allow_blank=True, default=""
+        write_only=True,
+        max_length=PAGES_MAX,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Where in the source; needs `source_publication` (else a 400 naming `pages`).",
     )
     source = SourceSerializer(read_only=True, allow_null=True)
-    note = TextField(max_length=NOTE_MAX, required=False, allow_blank=True, default="")
+    note = TextField(
+        max_length=NOTE_MAX,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A remark of the curator's; needs no source.",
+    )
+
+    def validate(self, attrs):
+        try:
+            validate_pages_have_source(
+                pages=attrs.get("pages", ""), source=attrs.get("source_publication")
+            )
+        except DjangoValidationError as error:
+            raise serializers.ValidationError({"pages": error.messages}) from None
+        return attrs

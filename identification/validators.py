@@ -4,6 +4,18 @@ from django.core.exceptions import ValidationError
 
 from identification.models import Characteristic, CharacteristicState
 
+PAGES_WITHOUT_SOURCE = (
+    "Pages need a source: choose the publication they refer to (one that links the fruit), or "
+    "leave the pages empty."
+)
+
+
+def validate_pages_have_source(*, pages: str, source) -> None:
+    """Refuse pages without the publication they are pages of: no page or API answer could
+    show them. A note needs no source (it is the curator's own remark)."""
+    if pages.strip() and source is None:
+        raise ValidationError(PAGES_WITHOUT_SOURCE, code="pages_without_source")
+
 
 def clean_fruit_characteristics(entries: list[dict], *, fruit_type: str) -> list[dict]:
     """The entries (`code`, `values`, `source_publication`, `pages`, `note`) as records to store

@@ -3,14 +3,17 @@ million fruits, and a batch of photos.
 
 Run with ``python bench/bench_bulk.py [--photos 1000]`` (part of ``make bench``, after
 ``bench_scale.py``, whose ``fruitcatalog_bench`` database of a million fruits the exports read).
-The import runs in a database of its own (``fruitcatalog_bench_bulk``, made afresh). Each export
-is read through the whole Django stack in this process; its peak memory is measured in a child
-process (``ru_maxrss``), as is the photo batch's (``manage.py import_images``).
+The import runs in a database of its own (``fruitcatalog_bench_bulk``, made afresh), and so does
+``manage.py import_fruits`` on a full worksheet of rows with errors. Each export is read through
+the whole Django stack in this process; its peak memory is measured in a child process
+(``ru_maxrss``), as are the photo batch's (``manage.py import_images``) and that of the
+worksheet of errors.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import resource
 import subprocess
@@ -27,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 SCALE_DATABASE = "fruitcatalog_bench"
 BULK_DATABASE = "fruitcatalog_bench_bulk"
 ROWS = 10_000
+SHEET_ROWS = 1_048_575  # a full worksheet's data rows: the most a spreadsheet exports
 
 
 def setup_django(url: str) -> None:
@@ -80,6 +84,53 @@ def child_import(url: str) -> None:
         )
         results.append((name, seconds, outcome))
     print(json.dumps(results))
+
+
+def bench_import_memory() -> list[tuple[str, float, str]]:
+    url = support.database_url(BULK_DATABASE)
+    support.ensure_database(url, reload=True)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "errors.csv")
+        with path.open("w") as file:  # two errors a row: no name, no such type
+            file.write("catalog_number,name,type\n")
+            file.writelines(f"{number},,appel\n" for number in range(1, SHEET_ROWS + 1))
+        child = subprocess.run(
+            [sys.executable, __file__, "--child-import-memory", url, str(path)],
+            capture_output=True,
+            text=True,
+        )
+    support.drop_database(url)
+    if child.returncode:
+        sys.exit(child.stderr)
+    return [tuple(row) for row in json.loads(child.stdout)]
+
+
+def child_import_memory(url: str, path: str) -> None:
+    setup_django(url)
+    import io
+    import os
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    call_command("migrate", verbosity=0)
+    with tempfile.TemporaryDirectory() as folder:  # the baseline: everything loaded
+        one = Path(folder, "one.csv")
+        one.write_text("catalog_number,name,type\n1,,appel\n")
+        with contextlib.suppress(CommandError):
+            call_command("import_fruits", one, stderr=io.StringIO())
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    with open(os.devnull, "w") as sink:
+        try:
+            call_command("import_fruits", path, stderr=sink)
+            outcome = "no error"
+        except CommandError as error:
+            outcome = str(error).split(":")[0]
+    seconds = time.perf_counter() - started
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline) / 1024
+    name = f"import_fruits: {SHEET_ROWS:,} rows with errors (first 100 listed)"
+    print(json.dumps([[name, seconds, f"peak memory +{grown:.0f} MB; {outcome}"]]))
 
 
 def bench_exports() -> list[tuple[str, float, str]]:
@@ -192,18 +243,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=int, default=1000)
     parser.add_argument("--child-import", help=argparse.SUPPRESS)
+    parser.add_argument("--child-import-memory", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--child-export", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--child-photos", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_import:
         return child_import(args.child_import)
+    if args.child_import_memory:
+        return child_import_memory(*args.child_import_memory)
     if args.child_export:
         return child_export(*args.child_export)
     if args.child_photos:
         url, folder, count = args.child_photos
         return child_photos(url, folder, int(count))
 
-    rows = [*bench_import(), *bench_exports(), *bench_photos(args.photos)]
+    rows = [
+        *bench_import(),
+        *bench_import_memory(),
+        *bench_exports(),
+        *bench_photos(args.photos),
+    ]
     print("## Bulk import, exports and photo batches on PostgreSQL\n")
     print("| what | seconds | outcome |")
     print("|---|---:|---|")

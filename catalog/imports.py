@@ -15,6 +15,7 @@ import csv
 import io
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -53,7 +54,7 @@ class ImportFileError(Exception):
         self.error = RowError(row=row, field=field, message=message)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RowError:
     row: int  # as a spreadsheet numbers it: the header is row 1
     field: str
@@ -63,7 +64,7 @@ class RowError:
         return {"row": self.row, "field": self.field, "message": self.message}
 
 
-@dataclass
+@dataclass(slots=True)
 class PlannedRow:
     """One data row: what it says, and what importing it does (`action`)."""
 
@@ -84,18 +85,36 @@ class PlannedRow:
 
 @dataclass
 class ImportReport:
-    """What an import found and did: the counts, every error, and every row (for a preview)."""
+    """What an import found and did: the counts, the errors, and the rows (for a preview).
+
+    Errors past `errors_max` are counted in `more_errors`, not kept.
+    """
 
     dry_run: bool
     rows: list[PlannedRow] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
+    errors_max: int | None = None
+    more_errors: int = 0
+    counts: Counter = field(default_factory=Counter)  # rows by action
 
     def count(self, action: str) -> int:
-        return sum(1 for row in self.rows if row.action == action)
+        return self.counts[action]
 
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    @property
+    def error_count(self) -> int:
+        """Every error, the ones not kept included."""
+        return len(self.errors) + self.more_errors
+
+    def add_error(self, error: RowError) -> None:
+        """Keep the error, or only count it once `errors_max` are kept."""
+        if self.errors_max is None or len(self.errors) < self.errors_max:
+            self.errors.append(error)
+        else:
+            self.more_errors += 1
 
     def summary(self) -> str:
         """The counts as "3 new, 1 changed, 20 unchanged": what the admin and the command say."""
@@ -133,7 +152,7 @@ def read_rows(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
 
 def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     try:
-        text = data.decode("utf-8-sig")
+        data.decode("utf-8-sig")  # checked whole, before any row; read below as a stream
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise ImportFileError(
@@ -141,11 +160,15 @@ def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
             "it as CSV UTF-8 or as XLSX.",
             row=line,
         ) from None
-    if "\x00" in text:
+    if b"\x00" in data:
         raise ImportFileError("The file holds NUL characters: it is not a CSV file.")
-    first_line = text.split("\n", 1)[0]
-    delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    end = data.find(b"\n")
+    first_line = data[:end] if end >= 0 else data
+    delimiter = ";" if first_line.count(b";") > first_line.count(b",") else ","
+    # Decoded a piece at a time: the whole text at once (as a StringIO, four bytes a character)
+    # would hold several times the file while the rows are read.
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+    reader = csv.reader(text, delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
     except csv.Error as error:
@@ -262,36 +285,82 @@ def plan_import(
     dry_run: bool,
     progress: Callable | None = None,
     bounded: bool = True,
+    errors_max: int | None = None,
 ) -> ImportReport:
     """Read and check every row and compare it with the catalog; write nothing.
 
-    `progress(n)` is called as rows are checked (the command's progress bar). More data rows
-    than `ROWS_MAX` is an error of the file, unless not `bounded` (the command).
+    `progress(n)` is called as rows are checked (the command's progress bar). Rows are compared
+    a batch at a time, as they are read. `bounded` (the API and the admin): more data rows than
+    `ROWS_MAX` is an error of the file, and every row is kept for the preview. Not `bounded`
+    (the command), any number of rows, kept only while the file has no error (applying needs
+    them; a file with an error is not applied), and at most `errors_max` errors kept: the
+    memory a file with errors takes does not grow with its rows.
     """
     rows_max = ROWS_MAX if bounded else None  # read when called: a setting of the module
-    report = ImportReport(dry_run=dry_run)
+    report = ImportReport(dry_run=dry_run, errors_max=errors_max)
     try:
         header, rows = read_rows(data)
         try:
             extra = readings(header)
         except ColumnError as error:
             raise ImportFileError(error.message, field=error.column) from None
-        planned = []
-        for number, values in rows:
-            if rows_max is not None and len(planned) == rows_max:
+        plan = _Plan(report, extra, progress, keeps_every_row=bounded)
+        for count, (number, values) in enumerate(rows):
+            if count == rows_max:
                 raise ImportFileError(
                     f"More than {rows_max} rows: split the file, or import it with "
                     "`manage.py import_fruits`.",
                     row=number,
                 )
-            planned.append(_parse_row(number, values, extra))
+            plan.add(_parse_row(number, values, extra))
+        plan.compare()
     except ImportFileError as error:
-        report.errors.append(error.error)
-        return report
-    _compare_with_catalog(planned, progress, extra)
-    report.rows = planned
-    report.errors = [error for row in planned for error in row.errors]
+        return ImportReport(dry_run=dry_run, errors=[error.error])
     return report
+
+
+class _Plan:
+    """The rows of a file as they are read, compared with the catalog a batch at a time."""
+
+    def __init__(
+        self,
+        report: ImportReport,
+        extra: list[ColumnImport],
+        progress: Callable | None,
+        *,
+        keeps_every_row: bool,
+    ):
+        self.report, self.extra, self.progress = report, extra, progress
+        self.keeps_every_row = keeps_every_row
+        self.first_row: dict[int, int] = {}  # each catalog number's first row
+        self.pending: list[PlannedRow] = []
+
+    def add(self, row: PlannedRow) -> None:
+        """Check the row's catalog number against the earlier rows'; compare a full batch."""
+        if row.catalog_number is not None:
+            first = self.first_row.setdefault(row.catalog_number, row.row)
+            if first != row.row:
+                message = f"Catalog number {row.catalog_number} is also in row {first}."
+                row.errors.append(RowError(row.row, "catalog_number", message))
+        self.pending.append(row)
+        if len(self.pending) == BATCH:
+            self.compare()
+
+    def compare(self) -> None:
+        """Compare the pending rows with the catalog; count them and keep their errors."""
+        batch, self.pending = self.pending, []
+        _compare_with_catalog(batch, self.extra)
+        report = self.report
+        for row in batch:
+            report.counts[row.action] += 1
+            for error in row.errors:
+                report.add_error(error)
+        if self.keeps_every_row or report.ok:
+            report.rows.extend(batch)
+        else:
+            report.rows = []  # a file with an error is not applied: its rows are of no use
+        if self.progress is not None and batch:
+            self.progress(len(batch))
 
 
 def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedRow:
@@ -349,37 +418,18 @@ def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedR
     return row
 
 
-def _compare_with_catalog(
-    planned: list[PlannedRow], progress: Callable | None, extra: list[ColumnImport]
-) -> None:
-    """Each row becomes new, changed or unchanged (or an error: a number given twice).
+def _compare_with_catalog(planned: list[PlannedRow], extra: list[ColumnImport]) -> None:
+    """Each row without errors becomes new, changed or unchanged (a query per `BATCH` rows).
 
     Other apps' columns count too: their readings compare a batch of fruits at a time."""
-    first_row = {}
-    for row in planned:
-        if row.catalog_number is None:
-            continue
-        if row.catalog_number in first_row:
-            row.errors.append(
-                RowError(
-                    row.row,
-                    "catalog_number",
-                    f"Catalog number {row.catalog_number} is also in row "
-                    f"{first_row[row.catalog_number]}.",
-                )
-            )
-        else:
-            first_row[row.catalog_number] = row.row
-    numbers = list(first_row)
+    numbers = [row.catalog_number for row in planned if not row.errors]
     existing = {}
     for start in range(0, len(numbers), BATCH):
         batch = numbers[start : start + BATCH]
         for fruit in Fruit.objects.with_names().filter(catalog_number__in=batch):
             existing[fruit.catalog_number] = fruit
     differing = _extra_differing(planned, existing, extra)
-    for done, row in enumerate(planned, start=1):
-        if progress is not None and done % 500 == 0:
-            progress(500)
+    for row in planned:
         if row.errors:
             continue
         fruit = existing.get(row.catalog_number)
@@ -400,8 +450,6 @@ def _compare_with_catalog(
         same = (fruit.name, fruit.type, texts) == (row.name, row.type, row.synonyms)
         row.action = "unchanged" if same and not row.extra else "changed"
         row.fruit, row.changes_fruit = fruit, not same
-    if progress is not None:
-        progress(len(planned) % 500)
 
 
 def _extra_differing(
@@ -428,9 +476,12 @@ def import_fruits(
     dry_run: bool,
     progress: Callable | None = None,
     bounded: bool = True,
+    errors_max: int | None = None,
 ) -> ImportReport:
     """Check the file and, unless `dry_run` or it has errors, apply it in one transaction."""
-    report = plan_import(data, dry_run=dry_run, progress=progress, bounded=bounded)
+    report = plan_import(
+        data, dry_run=dry_run, progress=progress, bounded=bounded, errors_max=errors_max
+    )
     if report.ok and not dry_run:
         apply_import(report)
     return report
@@ -457,7 +508,7 @@ def apply_import(report: ImportReport) -> None:
                 elif row.action == "changed":  # only other apps' columns: the fruit stays
                     _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
     except _RowFailed as failed:
-        report.errors.append(failed.error)
+        report.add_error(failed.error)
 
 
 class _RowFailed(Exception):

@@ -392,3 +392,47 @@ def test_no_query_of_an_import_takes_more_parameters_for_a_wider_header(db):
         return max(counts, default=0)
 
     assert largest_query(imports.COLUMNS_MAX - 3) == largest_query(1)
+
+
+def test_the_command_lists_the_first_hundred_errors_and_counts_the_others(tmp_path):
+    path = tmp_path / "fruits.csv"
+    path.write_text(
+        "catalog_number,name,type\n" + "".join(f"{n},,appel\n" for n in range(1, 76))
+    )  # two errors a row: no name, no such type
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="150 errors: nothing written"):
+        call_command("import_fruits", str(path), stderr=err)
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 101, lines[-3:]
+    assert lines[0] == "row 2, name: A name is required."
+    assert lines[99].startswith("row 51, type:")
+    assert lines[100] == "… and 50 more errors."
+    assert not Fruit.objects.exists()
+
+
+def test_the_api_still_lists_every_error(curator_client):
+    body = "catalog_number,name,type\n" + "".join(f"{n},,appel\n" for n in range(1, 76))
+    response = post_csv(curator_client, body)
+    assert response.status_code == 400
+    assert len(response.json()["errors"]) == 150
+
+
+def test_the_commands_memory_does_not_grow_with_the_rows_of_a_file_with_errors(tmp_path):
+    import tracemalloc
+
+    def peak(rows: int) -> int:
+        path = tmp_path / f"{rows}.csv"
+        path.write_text(
+            "catalog_number,name,type\n" + "".join(f"{n},Sorte {n},appel\n" for n in range(rows))
+        )
+        tracemalloc.start()
+        try:
+            with pytest.raises(CommandError):
+                call_command("import_fruits", str(path), stderr=io.StringIO())
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    few, many = peak(2_000), peak(20_000)
+    # The file's bytes and text, and a catalog number a row for duplicates; no row, no error.
+    assert (many - few) / 18_000 < 400, (few, many)

@@ -101,6 +101,16 @@ class ImportReport:
         return self.counts[action]
 
     @property
+    def count_new(self) -> int:
+        """The fruits the import creates (for templates, which cannot call `count`)."""
+        return self.count("new")
+
+    @property
+    def count_changed(self) -> int:
+        """The fruits the import changes."""
+        return self.count("changed")
+
+    @property
     def ok(self) -> bool:
         return not self.errors
 

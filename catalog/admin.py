@@ -46,7 +46,12 @@ from catalog.forms import (
 )
 from catalog.imports import import_fruits
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, FruitSpelling
-from catalog.services import fruit_delete, fruit_save, fruit_set_card_image
+from catalog.services import (
+    fruit_delete,
+    fruit_save,
+    fruit_set_card_image,
+    relations_link_by_name,
+)
 from catalog.validators import NAMES_MAX
 from core.db.search import contains_any, search_terms
 from core.rest.pagination import ScalablePaginator
@@ -148,7 +153,7 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     readonly_fields = ["created_at", "updated_at"]
     inlines = [FruitNameInline, FruitRelationInline, FruitImageInline]
     change_list_template = "admin/catalog/fruit/change_list.html"
-    actions = ["export_csv"]
+    actions = ["export_csv", "link_relations_by_name"]
 
     def get_changelist(self, request, **kwargs):
         return FruitChangeList
@@ -221,6 +226,44 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         )
         response["Content-Disposition"] = 'attachment; filename="fruits.csv"'
         return response
+
+    @admin.action(
+        description="Link relations given by name to fruits of the catalog",
+        permissions=["change"],
+    )
+    def link_relations_by_name(self, request, queryset):
+        """Link the selected fruits' relations given by name (parents named before their
+        variety was catalogued) to the fruit holding that name, and say what stayed a name."""
+        report = relations_link_by_name(fruits=Fruit.objects.filter(pk__in=queryset.values("pk")))
+        self.message_user(
+            request,
+            f"Linked {report.linked} relation(s) given by name to fruits of the catalog.",
+            messages.SUCCESS if report.linked else messages.INFO,
+        )
+        if report.ambiguous:
+            names = ", ".join(sorted(report.ambiguous)[:20])
+            more = "…" if len(report.ambiguous) > 20 else ""
+            self.message_user(
+                request,
+                f"Left by name, as several fruits hold the name (link them by hand): "
+                f"{names}{more}.",
+                messages.WARNING,
+            )
+        if report.loops:
+            loops = "; ".join(report.loops[:20])
+            more = "…" if len(report.loops) > 20 else ""
+            self.message_user(
+                request,
+                f"Left by name, as linking would make a fruit its own ancestor: {loops}{more}.",
+                messages.WARNING,
+            )
+        if report.duplicates or report.unknown:
+            self.message_user(
+                request,
+                f"Also left by name: {report.unknown} whose name no other fruit holds, "
+                f"{report.duplicates} whose fruit already has that relation to the named fruit.",
+                messages.INFO,
+            )
 
     def get_search_results(self, request, queryset, search_term):
         """Match the folded search column, as the API does: one `LIKE`, no join, no duplicates."""

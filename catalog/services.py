@@ -1,8 +1,12 @@
 """Writes of fruits: the API and the admin both store through these."""
 
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from catalog.models import (
@@ -13,11 +17,13 @@ from catalog.models import (
     FruitImage,
     FruitName,
     FruitRelation,
+    FruitSpelling,
+    NameKind,
 )
 from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
 from core.db.locks import lock_row
-from core.db.search import name_key
+from core.db.search import fold, name_key
 
 # Creates that assign a number take this transaction-scoped advisory lock on PostgreSQL, so they
 # run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions
@@ -75,6 +81,9 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
     fruit deleted since the check is kept by its name, as its deletion keeps what others say of
     it. Writes of descent are serialised and the loop check is made again under that lock, so
     two fruits cannot become each other's ancestors at once (`ValidationError` on `relations`).
+    A loop closed by a link that the same write made by name (`fruit_save` links before the
+    admin's relations are stored) undoes that link instead: a link by name yields to the
+    relations a curator writes.
     """
     ids = sorted({record["other_id"] for record in relations if record["other_id"] is not None})
     present = set(
@@ -90,10 +99,13 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
         for record in relations
     ]
     ancestors = [r["other_id"] for r in relations if r["kind"] in ANCESTRY and r["other_id"]]
+    made_by_name = fruit.__dict__.pop("relations_linked_by_name", [])
     if ancestors:
         lock_descent()
         if descends_from(ancestors, fruit.pk):
-            raise ValidationError({"relations": [LOOP_MESSAGE]})
+            _yield_links_by_name(fruit, made_by_name, ancestors)
+            if descends_from(ancestors, fruit.pk):
+                raise ValidationError({"relations": [LOOP_MESSAGE]})
     FruitRelation.objects.filter(fruit=fruit).delete()
     FruitRelation.objects.bulk_create(
         FruitRelation(
@@ -101,11 +113,177 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
             kind=record["kind"],
             other_id=record["other_id"],
             name=record["name"],
+            name_key=name_key(record["name"]),
             note=record["note"],
             position=index,
         )
         for index, record in enumerate(relations)
     )
+
+
+# Names looked up per query when linking relations given by name: well within every
+# database's limit of parameters.
+NAMES_PER_QUERY = 500
+
+
+@dataclass
+class RelationLinks:
+    """What linking relations given by name did: how many it linked, and what it left by name
+    and why."""
+
+    linked: int = 0
+    # Names several fruits of the catalog hold: which one is meant, only a curator can tell.
+    ambiguous: set[str] = field(default_factory=set)
+    # "Elstar: mother Golden Delicious": links that would make a fruit its own ancestor.
+    loops: list[str] = field(default_factory=list)
+    # Relations whose fruit already holds that relation to the named fruit.
+    duplicates: int = 0
+    # Relations whose name no fruit of the catalog holds (yet).
+    unknown: int = 0
+    # (relation id, its fruit's id, kind, the name it was given) of each link made.
+    made: list[tuple[int, int, str, str]] = field(default_factory=list)
+
+
+def fruits_holding_names(names: Iterable[str]) -> dict[str, set[int]]:
+    """The fruits holding each name (by its `name_key`) as their own name or as another name,
+    misapplied names excepted (a name used wrongly for a variety is no name of it).
+
+    The fruits' spellings (one index) narrow the candidates; their names' keys decide.
+    """
+    names = list(names)
+    keys = {name_key(name) for name in names}
+    folded = sorted({fold(text) for text in [*names, *keys]} - {""})
+    held: dict[str, set[int]] = defaultdict(set)
+    for start in range(0, len(folded), NAMES_PER_QUERY):
+        chunk = folded[start : start + NAMES_PER_QUERY]
+        candidates = set(
+            FruitSpelling.objects.filter(spelling__in=chunk).values_list("fruit_id", flat=True)
+        )
+        for pk, name in Fruit.objects.filter(pk__in=candidates).values_list("pk", "name"):
+            if name_key(name) in keys:
+                held[name_key(name)].add(pk)
+        other_names = (
+            FruitName.objects.filter(fruit_id__in=candidates, name_key__in=keys)
+            .exclude(kind=NameKind.MISAPPLIED)
+            .values_list("name_key", "fruit_id")
+        )
+        for key, fruit_id in other_names:
+            held[key].add(fruit_id)
+    return held
+
+
+def _link_by_name(rows: list[FruitRelation], report: RelationLinks) -> None:
+    """Link each relation given by name to the one fruit holding that name, in the caller's
+    transaction; leave it by name when several fruits hold the name, when its fruit already
+    has that relation to the named fruit, or when it would make a parentage loop.
+
+    The named fruits are locked first, as a relation to a fruit is written: one deleted
+    meanwhile is left out. Descent is linked under the descent lock, and each link is checked
+    against those made before it.
+    """
+    held = fruits_holding_names(row.name for row in rows)
+    single = {key: next(iter(pks)) for key, pks in held.items() if len(pks) == 1}
+    targets = dict(
+        Fruit.objects.select_for_update(no_key=True)
+        .filter(pk__in=set(single.values()))
+        .order_by("pk")
+        .values_list("pk", "name")
+    )
+    holders = {row.fruit_id for row in rows}
+    taken = set(
+        FruitRelation.objects.filter(fruit_id__in=holders, other_id__in=targets).values_list(
+            "fruit_id", "kind", "other_id"
+        )
+    )
+    holder_names = None
+    for row in rows:
+        key = name_key(row.name)
+        if len(held.get(key, ())) > 1:
+            report.ambiguous.add(row.name)
+            continue
+        target = single.get(key)
+        if target not in targets or target == row.fruit_id:
+            report.unknown += 1
+            continue
+        if (row.fruit_id, row.kind, target) in taken:
+            report.duplicates += 1
+            continue
+        if row.kind in ANCESTRY:
+            lock_descent()
+            if descends_from([target], row.fruit_id):
+                if holder_names is None:
+                    holder_names = dict(
+                        Fruit.objects.filter(pk__in=holders).values_list("pk", "name")
+                    )
+                report.loops.append(f"{holder_names.get(row.fruit_id)}: {row.kind} {row.name}")
+                continue
+        name = targets[target]
+        if FruitRelation.objects.filter(pk=row.pk, other__isnull=True).update(
+            other_id=target, name=name, name_key=name_key(name)
+        ):
+            taken.add((row.fruit_id, row.kind, target))
+            report.linked += 1
+            report.made.append((row.pk, row.fruit_id, row.kind, row.name))
+
+
+def _yield_links_by_name(fruit: Fruit, made: list[tuple], ancestors: list[int]) -> None:
+    """Give back their names the relations this write linked by name to `fruit` (`made`: the
+    `RelationLinks.made` of its `fruit_save`) whose fruit the new `ancestors` descend from."""
+    for relation_id, holder_id, kind, given in made:
+        if kind in ANCESTRY and descends_from(ancestors, holder_id):
+            FruitRelation.objects.filter(pk=relation_id, other=fruit).update(
+                other=None, name=given, name_key=name_key(given)
+            )
+
+
+def relations_link_to(*, fruit: Fruit, names: list[str]) -> RelationLinks:
+    """Link the relations of other fruits given by one of `names` (the fruit's name and other
+    names) to `fruit`, unless another fruit holds that name too or a loop would follow.
+
+    Call it in the transaction that wrote the fruit, its names and its spellings, holding its
+    lock. One indexed probe when no relation names it.
+    """
+    report = RelationLinks()
+    keys = {name_key(name) for name in names}
+    # Unordered: an ORDER BY leads SQLite's planner to the foreign key's index instead.
+    rows = (
+        FruitRelation.objects.filter(other__isnull=True, name_key__in=keys)
+        .exclude(fruit=fruit)
+        .order_by()
+        .only("pk", "fruit_id", "kind", "name")
+    )
+    rows = sorted(rows, key=lambda row: row.pk)
+    if rows:
+        _link_by_name(rows, report)
+    return report
+
+
+# Relations linked per transaction by `relations_link_by_name`: a long run keeps its progress
+# and holds its locks briefly.
+LINK_BATCH_SIZE = 500
+
+
+def relations_link_by_name(*, fruits: QuerySet | None = None) -> RelationLinks:
+    """Link the relations given by name that the `fruits` hold (every fruit's when None) to the
+    fruit of the catalog holding that name, as a fruit's creation links those naming it.
+
+    A name several fruits hold stays a name (`ambiguous`), as does a link that would make a
+    parentage loop (`loops`) or repeat a relation its fruit holds (`duplicates`); names no fruit
+    holds are counted (`unknown`). Runs in batches, a transaction each.
+    """
+    report = RelationLinks()
+    rows = FruitRelation.objects.filter(other__isnull=True).order_by("pk")
+    if fruits is not None:
+        rows = rows.filter(fruit__in=fruits.values("pk"))
+    rows = rows.only("pk", "fruit_id", "kind", "name")
+    last_pk = 0
+    while True:
+        with transaction.atomic():
+            batch = list(rows.filter(pk__gt=last_pk)[:LINK_BATCH_SIZE])
+            if not batch:
+                return report
+            _link_by_name(batch, report)
+        last_pk = batch[-1].pk
 
 
 def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
@@ -146,9 +324,10 @@ def fruit_save(
         try:
             with transaction.atomic():
                 previous_type = previous_number = None
+                previous_name = None
                 if not adding:
-                    previous_type, previous_number = lock_row(
-                        Fruit, fruit.pk, read=("type", "catalog_number")
+                    previous_type, previous_number, previous_name = lock_row(
+                        Fruit, fruit.pk, read=("type", "catalog_number", "name")
                     )
                 if wants_number:
                     fruit.catalog_number = assign_catalog_number()
@@ -162,6 +341,11 @@ def fruit_save(
                 fruit.refresh_search_text(
                     None if names is None else [record["name"] for record in names], new=adding
                 )
+                if names is not None or fruit.name != previous_name:
+                    links = relations_link_to(fruit=fruit, names=_names_of(fruit, names))
+                    # What `fruit_set_relations` undoes when relations written after this call
+                    # (the admin's inline) would close a loop through them.
+                    fruit.relations_linked_by_name = links.made
                 fruit_written.send(
                     sender=Fruit,
                     fruit=fruit,
@@ -181,6 +365,15 @@ def fruit_save(
             if not wants_number or attempt == CATALOG_NUMBER_ATTEMPTS - 1:
                 raise ValidationError({"catalog_number": [NUMBER_TAKEN]}) from None
     raise AssertionError("unreachable")
+
+
+def _names_of(fruit: Fruit, names: list[dict] | None) -> list[str]:
+    """The fruit's name and its other names (`names` as written, else as stored), misapplied
+    names excepted: what relations given by name may mean it by."""
+    if names is None:
+        stored = fruit.names.exclude(kind=NameKind.MISAPPLIED).values_list("name", flat=True)
+        return [fruit.name, *stored]
+    return [fruit.name, *(r["name"] for r in names if r.get("kind") != NameKind.MISAPPLIED)]
 
 
 def fruit_create(
@@ -262,7 +455,7 @@ def fruit_delete(*, fruit: Fruit) -> None:
     """
     # What other fruits say of it stays, by the name it has now (read under the lock).
     name, fruit.type = lock_row(Fruit, fruit.pk, for_delete=True, read=("name", "type"))
-    FruitRelation.objects.filter(other=fruit).update(name=name, other=None)
+    FruitRelation.objects.filter(other=fruit).update(name=name, name_key=name_key(name), other=None)
     fruit_written.send(
         sender=Fruit, fruit=fruit, previous_type=fruit.type, renumbered=False, deleted=True
     )

@@ -82,6 +82,20 @@ class PlannedRow:
     # Other apps' columns: each reading with this row's record of them, kept for storing.
     extra: list[tuple[ColumnImport, object]] = field(default_factory=list)
 
+    @property
+    def old(self) -> dict:
+        """What the fruit holds now in each of the row's cells that would change it (the
+        preview shows them old → new): `name`, `type` or `synonyms`."""
+        if self.fruit is None:
+            return {}
+        now = {
+            "name": self.fruit.name,
+            "type": self.fruit.type,
+            "synonyms": [name["name"] for name in self.fruit.name_list],
+        }
+        new = {"name": self.name, "type": self.type, "synonyms": self.synonyms}
+        return {cell: value for cell, value in now.items() if value != new[cell]}
+
 
 @dataclass
 class ImportReport:

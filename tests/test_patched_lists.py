@@ -72,7 +72,7 @@ def test_a_patched_characteristic_entry_takes_the_defaults_it_leaves_out(
 ):
     fruit = fruit_factory(type="apple")
     path = f"/api/v1/fruits/{fruit.pk}"
-    full = {"code": "fruit_size", "values": [5], "pages": "12", "note": "large crop"}
+    full = {"code": "fruit_size", "values": [5], "note": "large crop"}
     assert curator_client.patch(path, {"characteristics": [full]}, format="json").status_code == 200
 
     response = curator_client.patch(

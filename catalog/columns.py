@@ -97,9 +97,10 @@ def owner(column: str):
 def readings(header: Iterable[str]) -> list[ColumnImport]:
     """For an import's header, each owning provider's reading of its columns (`ColumnError`
     for one a provider cannot take)."""
+    offered = providers()  # asked once, not once a column
     owned: dict[ColumnProvider, list[str]] = {}
     for column in header:
-        provider = owner(column)
+        provider = next((provider for provider in offered if provider.owns(column)), None)
         if provider is not None:
             owned.setdefault(provider, []).append(column)
     return [provider.reading(columns) for provider, columns in owned.items()]

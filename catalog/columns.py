@@ -27,6 +27,9 @@ class ColumnError(Exception):
 class ColumnImport(Protocol):
     """One import's reading of a provider's columns, holding what their header names."""
 
+    # What the import's preview calls these columns ("Characteristics").
+    label: str
+
     def parse(
         self, row: int, fruit_type: str | None, cells: dict[str, str]
     ) -> tuple[object, list[tuple[str, str]]]:
@@ -34,9 +37,13 @@ class ColumnImport(Protocol):
         record, and its errors as `(column, message)`. `fruit_type` is None when the row's type
         is not valid."""
 
-    def differing(self, records: dict[int, object]) -> set[int]:
-        """The ids (keys of `records`) of the fruits whose stored values differ from their
-        record: a bounded number of queries, whatever the number of fruits."""
+    def cells(self, record: object) -> dict[str, str]:
+        """The record as the file's cells of these columns, by column (no query)."""
+
+    def changes(self, records: dict[int, object]) -> dict[int, dict[str, tuple[str, str]]]:
+        """For each fruit (keys of `records`) whose stored values differ from its record, the
+        cells that differ as `{column: (stored, recorded)}`, both as a cell's text: a bounded
+        number of queries, whatever the number of fruits."""
 
     def store(self, fruit, record: object, *, new: bool) -> None:
         """Store the record for a saved fruit, in the import's transaction (the fruit locked);

@@ -18,6 +18,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
@@ -64,6 +65,15 @@ class RowError:
         return {"row": self.row, "field": self.field, "message": self.message}
 
 
+class CellChange(NamedTuple):
+    """One cell of another app's columns as the preview shows it: `old` is None for a new
+    fruit's cell (nothing is stored to change)."""
+
+    column: str
+    old: str | None
+    new: str
+
+
 @dataclass(slots=True)
 class PlannedRow:
     """One data row: what it says, and what importing it does (`action`)."""
@@ -81,6 +91,9 @@ class PlannedRow:
     errors: list[RowError] = field(default_factory=list)
     # Other apps' columns: each reading with this row's record of them, kept for storing.
     extra: list[tuple[ColumnImport, object]] = field(default_factory=list)
+    # For each reading of the file, the cells of a stored fruit that the row changes, as
+    # `{column: (stored, new)}` (read with the catalog's values, a batch at a time).
+    extra_changes: list[dict[str, tuple[str, str]]] = field(default_factory=list)
 
     @property
     def old(self) -> dict:
@@ -96,6 +109,24 @@ class PlannedRow:
         new = {"name": self.name, "type": self.type, "synonyms": self.synonyms}
         return {cell: value for cell, value in now.items() if value != new[cell]}
 
+    @property
+    def extra_cells(self) -> list[list[CellChange]]:
+        """Other apps' cells the preview shows, a list for each reading of the file: a new
+        fruit's cells that hold something, a stored fruit's cells that change (old → new)."""
+        if self.action == "new":
+            return [
+                [
+                    CellChange(column, None, text)
+                    for column, text in reading.cells(record).items()
+                    if text
+                ]
+                for reading, record in self.extra
+            ]
+        return [
+            [CellChange(column, old, new) for column, (old, new) in changed.items()]
+            for changed in self.extra_changes
+        ]
+
 
 @dataclass
 class ImportReport:
@@ -110,6 +141,8 @@ class ImportReport:
     errors_max: int | None = None
     more_errors: int = 0
     counts: Counter = field(default_factory=Counter)  # rows by action
+    # What the preview calls each reading of other apps' columns ("Characteristics").
+    extra_labels: list[str] = field(default_factory=list)
 
     def count(self, action: str) -> int:
         return self.counts[action]
@@ -328,6 +361,7 @@ def plan_import(
             extra = readings(header)
         except ColumnError as error:
             raise ImportFileError(error.message, field=error.column) from None
+        report.extra_labels = [reading.label for reading in extra]
         plan = _Plan(report, extra, progress, keeps_every_row=bounded)
         for count, (number, values) in enumerate(rows):
             if count == rows_max:
@@ -428,6 +462,7 @@ def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedR
         if piece.strip()
     ]
     row = PlannedRow(number, catalog_number, name, fruit_type, synonyms, errors=errors)
+    row.extra_changes = [{} for _ in extra]
     valid_type = fruit_type if fruit_type in FruitType.values else None
     cells = {column: from_text_cell(text or "") for column, text in values.items()} if extra else {}
     for reading in extra:
@@ -452,7 +487,7 @@ def _compare_with_catalog(planned: list[PlannedRow], extra: list[ColumnImport]) 
         batch = numbers[start : start + BATCH]
         for fruit in Fruit.objects.with_names().filter(catalog_number__in=batch):
             existing[fruit.catalog_number] = fruit
-    differing = _extra_differing(planned, existing, extra)
+    changes = _extra_changes(planned, existing, extra)
     for row in planned:
         if row.errors:
             continue
@@ -465,10 +500,11 @@ def _compare_with_catalog(planned: list[PlannedRow], extra: list[ColumnImport]) 
             row.action = "new"
             continue
         # What another app's columns would not change is not stored again.
+        row.extra_changes = [changed.get(fruit.pk, {}) for changed in changes]
         row.extra = [
             (reading, record)
             for index, (reading, record) in enumerate(row.extra)
-            if fruit.pk in differing[index]
+            if fruit.pk in changes[index]
         ]
         texts = [name["name"] for name in fruit.name_list]
         same = (fruit.name, fruit.type, texts) == (row.name, row.type, row.synonyms)
@@ -476,19 +512,20 @@ def _compare_with_catalog(planned: list[PlannedRow], extra: list[ColumnImport]) 
         row.fruit, row.changes_fruit = fruit, not same
 
 
-def _extra_differing(
+def _extra_changes(
     planned: list[PlannedRow], existing: dict[int, Fruit], extra: list[ColumnImport]
-) -> list[set[int]]:
-    """For each reading, the ids of the fruits whose stored values its rows would change."""
-    differing = []
+) -> list[dict[int, dict[str, tuple[str, str]]]]:
+    """For each reading, the fruits whose stored values its rows would change, by id, with the
+    cells that change (`ColumnImport.changes`: a bounded number of queries a reading)."""
+    changes = []
     for index, reading in enumerate(extra):
         records = {}
         for row in planned:
             fruit = existing.get(row.catalog_number)
             if fruit is not None and not row.errors:
                 records[fruit.pk] = row.extra[index][1]
-        differing.append(reading.differing(records) if records else set())
-    return differing
+        changes.append(reading.changes(records) if records else {})
+    return changes
 
 
 # --- applying ------------------------------------------------------------------------------------

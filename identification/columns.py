@@ -97,6 +97,8 @@ class CharacteristicReading:
     cell (the fruit's values for it are removed).
     """
 
+    label = "Characteristics"
+
     def __init__(self, columns: list[str]):
         codes = {column.removeprefix(PREFIX): column for column in columns}
         # Every characteristic and state is read and the header's picked here (the tables hold
@@ -160,22 +162,33 @@ class CharacteristicReading:
                 record[char.pk] = tuple(sorted(values))
         return record, problems
 
-    def differing(self, records: dict[int, dict]) -> set[int]:
-        """The fruits whose values for these columns differ from their records (a query for
-        every `BATCH` fruits)."""
+    def cells(self, record: dict) -> dict[str, str]:
+        """The record's cells as the export writes them, by column."""
+        return {
+            column: joined(record[char.pk])
+            for column, char in self.columns.items()
+            if char.pk in record
+        }
+
+    def changes(self, records: dict[int, dict]) -> dict[int, dict[str, tuple[str, str]]]:
+        """The fruits whose values for these columns differ from their records, with the cells
+        that differ as `{column: (stored, recorded)}` (a query for every `BATCH` fruits)."""
         ids = list(records)
         held: dict[int, dict[int, list[int]]] = {}
         characteristic_ids = [char.pk for char in self.columns.values()]
         for start in range(0, len(ids), BATCH):
             held |= held_values(ids[start : start + BATCH], characteristic_ids)
-        return {
-            fruit_id
-            for fruit_id, record in records.items()
-            if any(
-                values != tuple(sorted(held.get(fruit_id, {}).get(characteristic_id, ())))
-                for characteristic_id, values in record.items()
-            )
-        }
+        found = {}
+        for fruit_id, record in records.items():
+            stored = held.get(fruit_id, {})
+            differing = {}
+            for column, new in self.cells(record).items():
+                old = joined(stored.get(self.columns[column].pk, ()))
+                if old != new:
+                    differing[column] = (old, new)
+            if differing:
+                found[fruit_id] = differing
+        return found
 
     def store(self, fruit, record: dict, *, new: bool) -> None:
         """Change the fruit's values for these columns; the others stay, and so do the source,

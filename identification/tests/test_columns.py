@@ -2,9 +2,11 @@
 
 import csv
 import io
+import re
 from datetime import UTC, datetime
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -28,6 +30,7 @@ pytestmark = pytest.mark.django_db
 
 CSV = "/api/v1/exports/fruits.csv"
 IMPORTS = "/api/v1/imports/fruits"
+ADMIN_IMPORT = reverse("admin:catalog_fruit_import")
 
 
 def exported_rows(client, **params) -> list[dict]:
@@ -388,6 +391,64 @@ def test_an_exported_then_reimported_catalog_of_many_fruits_stays_unchanged_in_f
     with django_assert_max_num_queries(6):
         report = imports.plan_import(exported, dry_run=True)
     assert report.count("unchanged") == 30
+
+
+# --- the admin's import preview ------------------------------------------------------------------
+
+
+def preview_rows(client, text: str) -> dict[str, str]:
+    """The admin's preview of a CSV file: each row's HTML by its action (the first of each)."""
+    upload = SimpleUploadedFile("fruits.csv", text.encode(), content_type="text/csv")
+    page = client.post(ADMIN_IMPORT, {"file": upload})
+    assert page.status_code == 200
+    rows = {}
+    for row in page.text.split("<tr ")[1:]:
+        action = re.match(r'class="import-(\w+)"', row)
+        if action:
+            rows.setdefault(action.group(1), row.split("</tr>")[0])
+    return rows
+
+
+def test_the_admin_preview_shows_each_changed_characteristic_old_and_new(
+    admin_client, fruit_factory
+):
+    topaz = fruit_factory(name="Topaz", catalog_number=1)
+    describe(topaz, {"fruit_size": [5], "shape": [3], "stalk_length": [3]})
+    elstar = fruit_factory(name="Elstar", catalog_number=2)
+    describe(elstar, {"fruit_size": [7]})
+
+    rows = preview_rows(
+        admin_client,
+        "catalog_number,name,type,char:fruit_size,char:shape,char:stalk_length\n"
+        "1,Topaz,apple,5|7,,3\n"  # size 5 -> 5|7, shape 3 -> none, stalk length the same
+        "2,Elstar,apple,7,,\n"
+        "3,Rubinola,apple,9,,\n",
+    )
+
+    changed = rows["changed"]
+    assert "char:fruit_size: <del>5</del> → <ins>5|7</ins>" in changed
+    assert "char:shape: <del>3</del> → <ins>—</ins>" in changed
+    assert "char:stalk_length" not in changed  # an unchanged cell is no change to show
+    assert "<del>" not in rows["unchanged"]
+    assert "char:fruit_size: 9" in rows["new"] and "<del>" not in rows["new"]
+
+
+def test_the_admin_preview_reads_the_old_characteristics_in_the_same_queries_for_more_rows(
+    admin_client, fruit_factory, django_assert_max_num_queries
+):
+    def rows(count: int) -> str:
+        lines = ["catalog_number,name,type,char:fruit_size,char:shape"]
+        lines += [f"{n},Fruit {n},apple,{n % 5 * 2 + 1}|9,3" for n in range(1, count + 1)]
+        return "\n".join(lines) + "\n"
+
+    for number in range(1, 41):
+        fruit = fruit_factory(name=f"Fruit {number}", catalog_number=number)
+        describe(fruit, {"fruit_size": [number % 5 * 2 + 1], "shape": [1]})
+    with CaptureQueriesContext(connection) as few:
+        preview_rows(admin_client, rows(2))
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        many = preview_rows(admin_client, rows(40))
+    assert "char:shape: <del>1</del> → <ins>3</ins>" in many["changed"]
 
 
 def test_deleting_a_fruit_with_values_still_dates_the_export(anon_client, fruit_factory):

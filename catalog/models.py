@@ -24,6 +24,7 @@ from catalog.signals import searched_names
 from core.db.expressions import ListSubquery
 from core.db.search import (
     SearchQuerySetMixin,
+    dictionary_words,
     name_key,
     search_document,
     spellings_of,
@@ -380,6 +381,7 @@ class Fruit(models.Model):
         Fruit.objects.filter(pk=self.pk).update(
             search_text=self.search_text, updated_at=self.updated_at
         )
+        spellings = spellings_of(self.name, self.catalog_number, *names)
         FruitSpelling.objects.filter(fruit_id=self.pk).delete()
         FruitSpelling.objects.bulk_create(
             FruitSpelling(
@@ -388,7 +390,11 @@ class Fruit(models.Model):
                 is_own_name=is_own_name,
                 catalog_number=self.catalog_number,
             )
-            for spelling, is_own_name in spellings_of(self.name, self.catalog_number, *names)
+            for spelling, is_own_name in spellings
+        )
+        SearchWord.objects.bulk_create(
+            (SearchWord(word=word) for word in dictionary_words([s for s, _ in spellings])),
+            ignore_conflicts=True,
         )
 
 
@@ -426,6 +432,23 @@ class FruitSpelling(models.Model):
 
     def __str__(self):
         return self.spelling
+
+
+class SearchWord(models.Model):
+    """One word of the catalog's folded names: the dictionary a misspelled word is corrected
+    against ("did you mean"), as a search engine's term suggester does.
+
+    Derived data, added to by `Fruit.refresh_search_text` and never removed there: a word no
+    fruit holds any more is a correction that finds nothing, which the search tries beside the
+    others. Its size follows the distinct words of the names (tens of thousands), not the
+    number of fruits. PostgreSQL indexes it for trigram nearest-neighbour lookups
+    (`catalog_searchword_trgm`, GiST); SQLite reads it whole.
+    """
+
+    word = models.TextField(primary_key=True)
+
+    def __str__(self):
+        return self.word
 
 
 class Deletion(models.Model):

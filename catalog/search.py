@@ -3,10 +3,12 @@
 A fruit's `search_text` holds the folded spellings of its own name (the document's head), then
 its catalog number and the spellings of its other names (`core.db.search`). A search:
 
-- matches every fruit whose document contains the folded term, and the fuzzy matches: on
-  PostgreSQL those whose `word_similarity` to the term reaches `FUZZY_MATCH` (pg_trgm, through
-  the trigram index on `search_text`); on SQLite the same measure computed in Python over at most
-  `SQLITE_FUZZY_SCAN` fruits;
+- matches every fruit whose document contains the folded term, and, when those are few, the
+  fuzzy matches: fruits holding the term's words or their corrections from the dictionary of
+  the catalog's words (`SearchWord`, as a search engine's term suggester), whose
+  `word_similarity` to the term (pg_trgm's measure; the same in Python on SQLite) reaches
+  `FUZZY_MATCH`. Guessing costs what the dictionary costs, not the catalog, and does not depend
+  on the machine's load;
 - ranks them: the fruit's own name equal to the term, another name equal to it, a name starting
   with it, a name containing it, then the fuzzy matches by similarity; ties in catalog order.
   Ranked, a search lists its best `RANKED_MAX` matches, found without ranking every match: the
@@ -30,6 +32,7 @@ from core.db.search import (
     contains_any,
     search_query,
     search_terms,
+    similarity,
     trigrams,
     variants,
     word_similarity,
@@ -39,11 +42,14 @@ SEARCH_MAX = 200  # characters of a search term: a name's length, and a bounded 
 FUZZY_MATCH = 0.5  # least word similarity of a fuzzy match
 SUGGESTION_MIN = 0.3  # least word similarity of a "did you mean" suggestion
 SUGGESTIONS_MAX = 5
-SQLITE_FUZZY_SCAN = 20_000  # SQLite: fruits whose similarity is computed, at most
 FUZZY_MAX = 200  # fuzzy matches kept, at most (the best ones)
 FUZZY_WHEN_FEWER = 24  # substring matches below this (a page): the closest spellings join them
-FUZZY_SCAN = 300  # PostgreSQL: similar fruits found, at most, before the best are kept
-FUZZY_BUDGET_MS = 60  # PostgreSQL: time a fuzzy lookup may take before it guesses nothing
+FUZZY_SCAN = 300  # candidates measured, at most, before the best are kept
+CORRECTION_MIN = 0.2  # least similarity of a dictionary word a misspelled word is corrected to
+CORRECTIONS_MAX = 5  # corrections of one word, at most (the closest)
+CORRECTED_WORDS_MAX = 5  # words of a term looked up in the dictionary, at most
+SQLITE_WORD_SCAN = 50_000  # SQLite: dictionary words whose similarity is computed, at most
+FUZZY_GUARD_MS = 2_000  # PostgreSQL: a guard against a pathological lookup, not a budget
 RANKED_MAX = 1_000  # a search by relevance lists its best matches, this many at most
 
 logger = logging.getLogger(__name__)
@@ -178,42 +184,104 @@ def fuzzy_scores(term: str, least: float) -> dict[int, float]:
     """Fruits whose document is at least `least` word-similar to `term`: the best `FUZZY_MAX`
     of at most `FUZZY_SCAN` such fruits, best first, ties by id.
 
-    The work is bounded: among more fruits than that, any are as good a guess. PostgreSQL:
-    pg_trgm's `%>` finds the candidates (from `pg_trgm.word_similarity_threshold`, set to
-    `least` here), through the trigram index or in storage order, as the planner judges the
-    term's frequency; a scan that outlasts `FUZZY_BUDGET_MS` (the index's candidates for a term
-    made of common trigrams can be many, each measured) guesses nothing. SQLite: the same
-    measure in Python over at most `SQLITE_FUZZY_SCAN` fruits (by id): the embedded database
-    serves small catalogs.
+    Guessed as a search engine's term suggester does, so that the cost follows the dictionary of
+    words (`SearchWord`), not the catalog: each word of the term is joined by its closest words
+    of the catalog (`corrections`); the candidates are the fruits
+    whose document holds, for every word, the word as typed or a correction of it, else (none
+    does) for any word that may be corrected. Among more candidates than `FUZZY_SCAN`, any are as
+    good a guess. Each candidate is then measured against the whole term, as typed:
+    PostgreSQL's `word_similarity` (pg_trgm), the same measure in Python on SQLite.
     """
-    from catalog.models import Fruit
-
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.search import TrigramWordSimilarity
-
-        try:
-            with time_budget(FUZZY_BUDGET_MS), connection.cursor() as cursor:
-                cursor.execute(  # for this transaction only
-                    "SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(least)]
-                )
-                rows = list(
-                    Fruit.objects.filter(search_text__trigram_word_similar=term)
-                    .annotate(similarity=TrigramWordSimilarity(term, "search_text"))
-                    .order_by()
-                    .values_list("pk", "similarity")[:FUZZY_SCAN]
-                )
-        except OutOfTime:
-            logger.info("fuzzy search for %r outlasted %s ms: no guesses", term, FUZZY_BUDGET_MS)
-            return {}
-    else:
-        documents = Fruit.objects.order_by("pk").values_list("pk", "search_text")
-        wanted = trigrams(term)
-        rows = [
-            (pk, word_similarity(term, document, wanted))
-            for pk, document in documents[:SQLITE_FUZZY_SCAN]
-        ]
+    try:
+        with time_budget(FUZZY_GUARD_MS):
+            rows = _fuzzy_candidates(term)
+    except OutOfTime:
+        logger.warning("fuzzy search for %r outlasted %s ms: no guesses", term, FUZZY_GUARD_MS)
+        return {}
     best = sorted((row for row in rows if row[1] >= least), key=lambda row: (-row[1], row[0]))
     return dict(best[:FUZZY_MAX])
+
+
+def _fuzzy_candidates(term: str) -> list[tuple[int, float]]:
+    """`(fruit id, word similarity to term)` of at most `FUZZY_SCAN` candidates (`fuzzy_scores`)."""
+    from catalog.models import Fruit
+
+    words = corrections(term)
+    if words is None:
+        return []
+    every = Q()
+    for spellings in words:
+        every &= contains_any(spellings)
+    forgiving = [spellings for spellings in words if forgives(spellings[0])]
+    any_forgiving = Q()
+    for spellings in forgiving:
+        any_forgiving |= contains_any(spellings)
+    conditions = [every]
+    if len(words) > 1 and forgiving:  # else no wider than `every`
+        conditions.append(any_forgiving)
+    for condition in conditions:
+        candidates = Fruit.objects.filter(condition).order_by()
+        if connection.vendor == "postgresql":
+            from django.contrib.postgres.search import TrigramWordSimilarity
+
+            rows = list(
+                candidates.annotate(
+                    similarity=TrigramWordSimilarity(term, "search_text")
+                ).values_list("pk", "similarity")[:FUZZY_SCAN]
+            )
+        else:
+            wanted = trigrams(term)
+            rows = [
+                (pk, word_similarity(term, document, wanted))
+                for pk, document in candidates.values_list("pk", "search_text")[:FUZZY_SCAN]
+            ]
+        if rows:
+            return rows
+    return []
+
+
+def corrections(term: str) -> list[list[str]] | None:
+    """For each word of the folded `term`, the spellings a document may hold it in: the word as
+    typed, then, for a word of four letters or more (`forgives`), its closest other words in the
+    dictionary (`CORRECTIONS_MAX` at most, each at least `CORRECTION_MIN` similar): a word of
+    the catalog has neighbours a spelling away too ("boskoop", "boskop"). None when no word has
+    any: the term's substring search already said all there is.
+
+    At most `CORRECTED_WORDS_MAX` words are looked up (one indexed query each on PostgreSQL,
+    the trigram GiST index's nearest neighbours); the others stay as typed.
+    """
+    words = list(dict.fromkeys(term.split()))
+    result, corrected, looked_up = [], False, 0
+    for word in words:
+        spellings = [word]
+        if forgives(word) and looked_up < CORRECTED_WORDS_MAX:
+            looked_up += 1
+            spellings += [found for found in closest_words(word) if found != word]
+            corrected = corrected or len(spellings) > 1
+        result.append(spellings)
+    return result if corrected or len(words) > 1 else None
+
+
+def closest_words(word: str) -> list[str]:
+    """The dictionary's words closest to `word` (itself first when it is one), at most
+    `CORRECTIONS_MAX`, each at least `CORRECTION_MIN` similar (pg_trgm's `similarity`)."""
+    from catalog.models import SearchWord
+
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import TrigramDistance
+
+        nearest = (
+            SearchWord.objects.annotate(distance=TrigramDistance("word", word))
+            .order_by("distance", "word")
+            .values_list("word", "distance")[:CORRECTIONS_MAX]
+        )
+        return [found for found, distance in nearest if 1 - distance >= CORRECTION_MIN]
+    scored = (
+        (similarity(word, found), found)
+        for found in SearchWord.objects.values_list("word", flat=True)[:SQLITE_WORD_SCAN]
+    )
+    best = sorted((row for row in scored if row[0] >= CORRECTION_MIN), key=lambda r: (-r[0], r[1]))
+    return [found for _, found in best[:CORRECTIONS_MAX]]
 
 
 def explain_page(fruits, text: str, total: int) -> list[dict]:

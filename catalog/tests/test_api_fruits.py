@@ -645,3 +645,34 @@ def test_a_renamed_fruit_is_ranked_by_its_new_names(curator_client, fruit_factor
 def test_a_search_longer_than_a_name_is_a_400(anon_client):
     response = anon_client.get(FRUITS, {"search": "x" * 201})
     assert response.status_code == 400 and "search" in response.json()
+
+
+def test_a_misspelled_word_is_corrected_from_the_dictionary_of_the_catalogs_words(
+    anon_client, fruit_factory
+):
+    from catalog.search import corrections
+
+    fruit = fruit_factory(name="Kaiser Wilhelm", synonyms=["Wilhelmsapfel"])
+    fruit_factory(name="Gravensteiner")
+    # Each word as typed, then its closest words of the catalog; a known word stays as typed.
+    assert corrections("kaiser wilem") == [["kaiser"], ["wilem", "wilhelm"]]
+    assert corrections("kaiser") is None  # no neighbour: the substring search said all
+    assert corrections("xqzvw") is None  # nothing close
+    body = anon_client.get(FRUITS, {"search": "Kaiser Wilem"}).json()
+    assert [found["id"] for found in body["results"]] == [fruit.pk]
+
+
+def test_the_dictionary_follows_renames_and_a_word_no_fruit_holds_finds_nothing(
+    anon_client, curator_client, fruit_factory
+):
+    fruit = fruit_factory(name="Gravensteiner")
+    response = anon_client.get(FRUITS, {"search": "Gravnstainr"})
+    assert response.json()["suggestions"] == [{"name": "Gravensteiner", "fruit_id": fruit.pk}]
+    renamed = curator_client.patch(
+        f"{FRUITS}/{fruit.pk}", {"name": "Gravensteyner Rot"}, format="json"
+    )
+    assert renamed.status_code == 200
+    body = anon_client.get(FRUITS, {"search": "Gravnstainr"}).json()
+    # "gravensteiner" stays in the dictionary, held by no fruit: the live word is found.
+    assert body["count"] == 0
+    assert body["suggestions"] == [{"name": "Gravensteyner Rot", "fruit_id": fruit.pk}]

@@ -263,3 +263,20 @@ def test_the_names_model_rename_keeps_every_name_and_the_curators_rights_both_wa
         f"{action}_fruitsynonym" for action in ("add", "change", "delete", "view")
     }
     migrator.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_dictionary_of_words_is_filled_from_the_spellings_held(migrator):
+    old_state = migrator.apply_initial_migration(("catalog", "0027_fruitrelation_name_key"))
+    Fruit = old_state.apps.get_model("catalog", "Fruit")
+    FruitSpelling = old_state.apps.get_model("catalog", "FruitSpelling")
+    fruit = Fruit.objects.create(name="Schöner aus Boskoop", type="apple", catalog_number=7)
+    for spelling in ("schoner aus boskoop", "schoener aus boskoop", "7", "rote sorte 12"):
+        FruitSpelling.objects.create(fruit=fruit, spelling=spelling, catalog_number=7)
+
+    new_state = migrator.apply_tested_migration(("catalog", "0028_searchword"))
+    words = new_state.apps.get_model("catalog", "SearchWord").objects.values_list("word", flat=True)
+    assert sorted(words) == ["aus", "boskoop", "rote", "schoener", "schoner", "sorte"]
+
+    migrator.apply_tested_migration(("catalog", "0027_fruitrelation_name_key"))
+    migrator.reset()

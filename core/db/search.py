@@ -117,6 +117,24 @@ def trigrams(text: str) -> set[str]:
     return found
 
 
+def similarity(word: str, other: str) -> float:
+    """pg_trgm's `similarity`: the trigrams two folded texts share over those either has, 0 to 1."""
+    mine, theirs = trigrams(word), trigrams(other)
+    both = mine | theirs
+    return len(mine & theirs) / len(both) if both else 0.0
+
+
+def dictionary_words(spellings: list[str]) -> set[str]:
+    """The words of folded spellings a misspelled word may be corrected to: three characters or
+    more, no digit (numbers are identifiers, and a shorter word is never corrected)."""
+    return {
+        word
+        for spelling in spellings
+        for word in spelling.split()
+        if len(word) >= 3 and not any(char.isdigit() for char in word)
+    }
+
+
 def word_similarity(query: str, document: str, wanted: set[str] | None = None) -> float:
     """How much of the folded query's trigrams the best run of words of one part holds, 0 to 1.
 

@@ -45,6 +45,12 @@ class ColumnImport(Protocol):
         cells that differ as `{column: (stored, recorded)}`, both as a cell's text: a bounded
         number of queries, whatever the number of fruits."""
 
+    def store_new(self, items: list[tuple[Fruit, object]]) -> None:
+        """Store the records of fruits just created (`(fruit, record)`), which hold nothing
+        yet, in the import's transaction: a bounded number of queries for them all. A
+        `ValidationError` is raised before anything is written (the import then stores them
+        one at a time to name the row)."""
+
     def store(self, fruit, record: object, *, new: bool) -> None:
         """Store the record for a saved fruit, in the import's transaction (the fruit locked);
         a `new` fruit was just created and holds nothing yet.

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
-from catalog.services import fruit_create, fruit_touch, fruit_update
+from catalog.services import CatalogNumberTaken, fruit_touch, fruit_update, fruits_create
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms, validate_name_text
 from core.db.deadlines import renew_for_next_step
 
@@ -551,23 +551,37 @@ def import_fruits(
 def apply_import(report: ImportReport) -> None:
     """Store the new and changed rows through the catalog's services, all or nothing.
 
-    A catalog number another write took meanwhile (the plan saw it free) is reported as that
+    New fruits are created a batch at a time (`fruits_create`: a few statements for up to
+    `BATCH` rows in a run of new rows), changed ones a row at a time, in the file's order. A
+    catalog number another write took meanwhile (the plan saw it free) is reported as that
     row's error and nothing is stored.
     """
     try:
         with transaction.atomic():
+            new: list[PlannedRow] = []
             for row in report.rows:
                 if row.action == "new":
-                    _store(row, lambda row=row: fruit_create(**_fields(row), names=row.names))
-                elif row.action == "changed" and row.changes_fruit:
+                    new.append(row)
+                    if len(new) == BATCH:
+                        _create(new)
+                        new = []
+                    continue
+                if row.action != "changed":
+                    continue
+                if new:  # the rows before it first: the file's order is the writes' order
+                    _create(new)
+                    new = []
+                if row.changes_fruit:
                     _store(
                         row,
                         lambda row=row: fruit_update(
                             fruit=row.fruit, **_fields(row), names=row.names
                         ),
                     )
-                elif row.action == "changed":  # only other apps' columns: the fruit stays
+                else:  # only other apps' columns: the fruit stays
                     _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
+            if new:
+                _create(new)
     except _RowFailed as failed:
         report.add_error(failed.error)
 
@@ -578,21 +592,52 @@ class _RowFailed(Exception):
         self.error = error
 
 
-def _store(row: PlannedRow, write) -> None:
+def _create(rows: list[PlannedRow]) -> None:
+    """Create the rows' fruits at once, then store other apps' columns of them, a reading at
+    a time."""
+    renew_for_next_step()  # each wait on the database stays bounded, not the whole import
+    records = [{**_fields(row), "names": row.names} for row in rows]
+    try:
+        fruits = fruits_create(records=records)
+    except CatalogNumberTaken as taken:
+        row = next(row for row in rows if row.catalog_number == taken.catalog_number)
+        raise _RowFailed(_row_error(row, taken)) from None
+    except IntegrityError as error:
+        raise _RowFailed(_row_error(rows[0], error)) from None
+    readings = [reading for reading, _ in rows[0].extra]  # a new row has a record of each
+    for index, reading in enumerate(readings):
+        items = [(fruit, row.extra[index][1]) for row, fruit in zip(rows, fruits, strict=True)]
+        try:
+            reading.store_new(items)
+        except ValidationError as error:
+            # Nothing of it was written: a row at a time, the failing row is named.
+            for row, (fruit, record) in zip(rows, items, strict=True):
+                _store(row, lambda fruit=fruit: fruit, extra=[(reading, record)])
+            raise _RowFailed(_row_error(rows[0], error)) from None
+
+
+def _store(row: PlannedRow, write, *, extra: list | None = None) -> None:
+    """Write the row's fruit (`write`, which returns it) and then its other apps' columns
+    (`extra`, else the row's); what fails is the row's error."""
     if row.row % 200 == 0:
         renew_for_next_step()  # each wait on the database stays bounded, not the whole import
     try:
         fruit = write()
-        for reading, record in row.extra:  # other apps' columns, after the fruit is saved
+        for reading, record in row.extra if extra is None else extra:
             reading.store(fruit, record, new=row.action == "new")
     except (ValidationError, IntegrityError) as error:
-        messages = getattr(error, "messages", None) or [str(error)]
-        named = getattr(error, "error_dict", None) or {}
-        column = next((key for key in named if owner(key) is not None), "catalog_number")
-        raise _RowFailed(RowError(row.row, column, "; ".join(messages))) from None
+        raise _RowFailed(_row_error(row, error)) from None
     except ObjectDoesNotExist:
         message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
         raise _RowFailed(RowError(row.row, "catalog_number", message)) from None
+
+
+def _row_error(row: PlannedRow, error: ValidationError | IntegrityError) -> RowError:
+    """A refused write as the row's error, on the column the error names (else the number)."""
+    messages = getattr(error, "messages", None) or [str(error)]
+    named = getattr(error, "error_dict", None) or {}
+    column = next((key for key in named if owner(key) is not None), "catalog_number")
+    return RowError(row.row, column, "; ".join(messages))
 
 
 def _fields(row: PlannedRow) -> dict:

@@ -1,5 +1,6 @@
 """Fruits, their names and images."""
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -375,27 +376,19 @@ class Fruit(models.Model):
             names = list(self.names.order_by("position").values_list("name", flat=True))
         if not new:
             names = [*names, *searched_names_elsewhere([self.pk]).get(self.pk, [])]
-        self.search_text = search_document(self.catalog_number, *names, head=self.name)
+        self.set_search_text(names)
         # What the fruit is found by changed: so did the fruit (the exports' Last-Modified).
         self.updated_at = timezone.now()
         Fruit.objects.filter(pk=self.pk).update(
             search_text=self.search_text, updated_at=self.updated_at
         )
-        spellings = spellings_of(self.name, self.catalog_number, *names)
         FruitSpelling.objects.filter(fruit_id=self.pk).delete()
-        FruitSpelling.objects.bulk_create(
-            FruitSpelling(
-                fruit_id=self.pk,
-                spelling=spelling,
-                is_own_name=is_own_name,
-                catalog_number=self.catalog_number,
-            )
-            for spelling, is_own_name in spellings
-        )
-        SearchWord.objects.bulk_create(
-            (SearchWord(word=word) for word in dictionary_words([s for s, _ in spellings])),
-            ignore_conflicts=True,
-        )
+        add_spellings([(self, names)])
+
+    def set_search_text(self, names: list[str]) -> None:
+        """Set the search column (not stored) from name, other names and catalog number: what
+        `refresh_search_text` stores, and a bulk insert of new fruits inserts."""
+        self.search_text = search_document(self.catalog_number, *names, head=self.name)
 
 
 class FruitSpelling(models.Model):
@@ -449,6 +442,27 @@ class SearchWord(models.Model):
 
     def __str__(self):
         return self.word
+
+
+def add_spellings(fruits: Iterable[tuple[Fruit, list[str]]]) -> None:
+    """Store the spellings of saved fruits that have none stored, from each one's name, other
+    names (`(fruit, names)`) and catalog number, and add their words to the dictionary: two
+    bulk inserts for them all."""
+    rows = [
+        FruitSpelling(
+            fruit_id=fruit.pk,
+            spelling=spelling,
+            is_own_name=is_own_name,
+            catalog_number=fruit.catalog_number,
+        )
+        for fruit, names in fruits
+        for spelling, is_own_name in spellings_of(fruit.name, fruit.catalog_number, *names)
+    ]
+    FruitSpelling.objects.bulk_create(rows)
+    SearchWord.objects.bulk_create(
+        (SearchWord(word=word) for word in dictionary_words([row.spelling for row in rows])),
+        ignore_conflicts=True,
+    )
 
 
 class Deletion(models.Model):

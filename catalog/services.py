@@ -19,6 +19,7 @@ from catalog.models import (
     FruitRelation,
     FruitSpelling,
     NameKind,
+    add_spellings,
 )
 from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
@@ -74,8 +75,9 @@ def assign_catalog_number() -> int:
     return number
 
 
-def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
-    """Replace the fruit's relations with `relations` (records checked by `clean_relations`).
+def fruit_set_relations(*, fruit: Fruit, relations: list[dict], new: bool = False) -> None:
+    """Replace the fruit's relations with `relations` (records checked by `clean_relations`);
+    a `new` fruit, just created, has none to replace.
 
     Call it in the transaction that holds the fruit's lock. The related fruits are locked too: a
     fruit deleted since the check is kept by its name, as its deletion keeps what others say of
@@ -106,7 +108,8 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict]) -> None:
             _yield_links_by_name(fruit, made_by_name, ancestors)
             if descends_from(ancestors, fruit.pk):
                 raise ValidationError({"relations": [LOOP_MESSAGE]})
-    FruitRelation.objects.filter(fruit=fruit).delete()
+    if not new:
+        FruitRelation.objects.filter(fruit=fruit).delete()
     FruitRelation.objects.bulk_create(
         FruitRelation(
             fruit=fruit,
@@ -243,15 +246,24 @@ def relations_link_to(*, fruit: Fruit, names: list[str]) -> RelationLinks:
     Call it in the transaction that wrote the fruit, its names and its spellings, holding its
     lock. One indexed probe when no relation names it.
     """
+    return _link_to_names(names, exclude=fruit)
+
+
+def _link_to_names(names: Iterable[str], *, exclude: Fruit | None = None) -> RelationLinks:
+    """Link the relations given by one of `names` (of the fruits just written, which hold
+    them; `exclude`: a fruit whose own relations are left) to the fruit holding that name, as
+    `relations_link_to` does: an indexed probe for every `NAMES_PER_QUERY` names."""
     report = RelationLinks()
-    keys = {name_key(name) for name in names}
-    # Unordered: an ORDER BY leads SQLite's planner to the foreign key's index instead.
-    rows = (
-        FruitRelation.objects.filter(other__isnull=True, name_key__in=keys)
-        .exclude(fruit=fruit)
-        .order_by()
-        .only("pk", "fruit_id", "kind", "name")
-    )
+    keys = sorted({name_key(name) for name in names})
+    rows = []
+    for start in range(0, len(keys), NAMES_PER_QUERY):
+        # Unordered: an ORDER BY leads SQLite's planner to the foreign key's index instead.
+        found = FruitRelation.objects.filter(
+            other__isnull=True, name_key__in=keys[start : start + NAMES_PER_QUERY]
+        )
+        if exclude is not None:
+            found = found.exclude(fruit=exclude)
+        rows.extend(found.order_by().only("pk", "fruit_id", "kind", "name"))
     rows = sorted(rows, key=lambda row: row.pk)
     if rows:
         _link_by_name(rows, report)
@@ -286,10 +298,9 @@ def relations_link_by_name(*, fruits: QuerySet | None = None) -> RelationLinks:
         last_pk = batch[-1].pk
 
 
-def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
-    """Replace the fruit's other names with `names` (records checked by `clean_names`), in order."""
-    FruitName.objects.filter(fruit=fruit).delete()
-    FruitName.objects.bulk_create(
+def _name_rows(fruit: Fruit, names: list[dict]) -> list[FruitName]:
+    """The rows of the fruit's other names, in order."""
+    return [
         FruitName(
             fruit=fruit,
             name=record["name"],
@@ -300,7 +311,15 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict]) -> None:
             note=record["note"],
         )
         for index, record in enumerate(names)
-    )
+    ]
+
+
+def fruit_set_names(*, fruit: Fruit, names: list[dict], new: bool = False) -> None:
+    """Replace the fruit's other names with `names` (records checked by `clean_names`), in
+    order; a `new` fruit, just created, has none to replace."""
+    if not new:
+        FruitName.objects.filter(fruit=fruit).delete()
+    FruitName.objects.bulk_create(_name_rows(fruit, names))
     fruit.__dict__.pop("name_list", None)  # what `with_list_data()` read is stale now
 
 
@@ -333,9 +352,9 @@ def fruit_save(
                     fruit.catalog_number = assign_catalog_number()
                 fruit.save(force_insert=adding, force_update=not adding)
                 if names is not None:
-                    fruit_set_names(fruit=fruit, names=names)
+                    fruit_set_names(fruit=fruit, names=names, new=adding)
                 if relations is not None:
-                    fruit_set_relations(fruit=fruit, relations=relations)
+                    fruit_set_relations(fruit=fruit, relations=relations, new=adding)
                 if card_image_id is not UNCHANGED:
                     _set_card_image(fruit_id=fruit.pk, image_id=card_image_id)
                 fruit.refresh_search_text(
@@ -391,6 +410,64 @@ def fruit_create(
         relations=relations or [],
         card_image_id=card_image_id,
     )
+
+
+class CatalogNumberTaken(ValidationError):
+    """A number given to a new fruit that another fruit took after it was checked."""
+
+    def __init__(self, catalog_number: int):
+        super().__init__({"catalog_number": [NUMBER_TAKEN]})
+        self.catalog_number = catalog_number
+
+
+@transaction.atomic
+def fruits_create(*, records: list[dict]) -> list[Fruit]:
+    """Create fruits as `fruit_create` creates each (their numbers given; other names, no
+    relations, no image), a few statements for them all: a bulk insert of the fruits with
+    their search text, one of their other names, one of their spellings and words, the
+    relations given by their names linked, and `fruit_written` sent for each.
+
+    `records`: `catalog_number`, `name`, `type` and `names` (checked by `clean_names`). A
+    number another fruit holds now raises `CatalogNumberTaken` naming it, and nothing is
+    stored. Returns the fruits, saved, in the order of `records`.
+    """
+    fruits = [
+        Fruit(catalog_number=record["catalog_number"], name=record["name"], type=record["type"])
+        for record in records
+    ]
+    texts = [[name["name"] for name in record["names"]] for record in records]
+    for fruit, names in zip(fruits, texts, strict=True):
+        fruit.set_search_text(names)
+    try:
+        with transaction.atomic():
+            Fruit.objects.bulk_create(fruits)
+    except IntegrityError:
+        numbers = [fruit.catalog_number for fruit in fruits]
+        taken = set(
+            Fruit.objects.filter(catalog_number__in=numbers).values_list(
+                "catalog_number", flat=True
+            )
+        )
+        first = next((number for number in numbers if number in taken), None)
+        if first is None:
+            raise  # only the catalog number's race is expected here; any other is a bug
+        raise CatalogNumberTaken(first) from None
+    FruitName.objects.bulk_create(
+        row
+        for fruit, record in zip(fruits, records, strict=True)
+        for row in _name_rows(fruit, record["names"])
+    )
+    add_spellings(zip(fruits, texts, strict=True))
+    _link_to_names(
+        name
+        for fruit, record in zip(fruits, records, strict=True)
+        for name in _names_of(fruit, record["names"])
+    )
+    for fruit in fruits:
+        fruit_written.send(
+            sender=Fruit, fruit=fruit, previous_type=None, renumbered=False, deleted=False
+        )
+    return fruits
 
 
 def fruit_update(

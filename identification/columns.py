@@ -23,7 +23,7 @@ from identification.models import (
     FruitCharacteristicState,
     ValuesVersion,
 )
-from identification.services import fruit_set_characteristics
+from identification.services import fruit_set_characteristics, fruits_add_characteristics
 
 PREFIX = "char:"
 VALUE_JOIN = "|"
@@ -190,6 +190,17 @@ class CharacteristicReading:
                 found[fruit_id] = differing
         return found
 
+    def store_new(self, items: list[tuple[object, dict]]) -> None:
+        """Store the records of fruits just created, all at once (`fruits_add_characteristics`):
+        a `ValidationError` comes before anything is written."""
+        values = [
+            (fruit, [self._new_record(id_, wanted) for id_, wanted in record.items() if wanted])
+            for fruit, record in items
+        ]
+        values = [(fruit, records) for fruit, records in values if records]
+        if values:
+            fruits_add_characteristics(values=values)
+
     def store(self, fruit, record: dict, *, new: bool) -> None:
         """Change the fruit's values for these columns; the others stay, and so do the source,
         pages and note of a value whose states are unchanged (a changed one loses them: the
@@ -197,7 +208,7 @@ class CharacteristicReading:
         if new:
             records = [self._new_record(id_, wanted) for id_, wanted in record.items() if wanted]
             if records:
-                self._set(fruit, records)
+                self._set(fruit, records, new=True)
             return
         rows = list(
             FruitCharacteristic.objects.filter(fruit=fruit).only(
@@ -236,9 +247,12 @@ class CharacteristicReading:
         if is_changed:
             self._set(fruit, records)
 
-    def _set(self, fruit, records: list[dict]) -> None:
+    def _set(self, fruit, records: list[dict], *, new: bool = False) -> None:
         try:
-            fruit_set_characteristics(fruit=fruit, records=records)
+            if new:
+                fruits_add_characteristics(values=[(fruit, records)])
+            else:
+                fruit_set_characteristics(fruit=fruit, records=records)
         except ValidationError as error:  # a kept source unlinked meanwhile
             cited = [r["characteristic_id"] for r in records if r["source_publication_id"]]
             column = next(

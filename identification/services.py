@@ -120,16 +120,12 @@ def characteristic_delete(*, characteristic: Characteristic) -> None:
     bump_versions(types)
 
 
-def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
-    """Replace the fruit's values with `records` (checked by `clean_fruit_characteristics`).
-
-    Call it in the transaction that holds the fruit's lock. A source must be a publication
-    that links the fruit: that is checked again here, where a concurrent unlink has either
-    happened or waits (`ValidationError` on `characteristics`).
-    """
-    # The characteristics are locked and checked again: one retyped or losing a state since
-    # the entries were checked is a 400, never a value stored where it does not apply.
-    char_ids = sorted(record["characteristic_id"] for record in records)
+def _check_values(values: list[tuple[Fruit, list[dict]]]) -> None:
+    """Check again, under a lock of the characteristics, that each fruit's records apply to
+    its type and name states of their characteristic (`ValidationError` on `characteristics`):
+    one retyped or losing a state since the entries were checked is a 400, never a value
+    stored where it does not apply."""
+    char_ids = sorted({r["characteristic_id"] for _, records in values for r in records})
     applying = {
         pk: joined
         for pk, joined in Characteristic.objects.select_for_update(no_key=True)
@@ -137,20 +133,55 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
         .order_by("pk")
         .values_list("pk", "fruit_types")
     }
-    state_ids = [state_id for record in records for state_id in record["state_ids"]]
+    state_ids = sorted({s for _, records in values for r in records for s in r["state_ids"]})
     states = dict(
         CharacteristicState.objects.filter(pk__in=state_ids).values_list("pk", "characteristic_id")
     )
-    for record in records:
-        char_id = record["characteristic_id"]
-        if f",{fruit.type}," not in applying.get(char_id, ""):
-            raise ValidationError(
-                {"characteristics": [f"Characteristic {char_id} no longer applies to this fruit."]}
-            )
-        if any(states.get(state_id) != char_id for state_id in record["state_ids"]):
-            raise ValidationError(
-                {"characteristics": [f"A state of characteristic {char_id} was removed."]}
-            )
+    for fruit, records in values:
+        for record in records:
+            char_id = record["characteristic_id"]
+            if f",{fruit.type}," not in applying.get(char_id, ""):
+                raise ValidationError(
+                    {
+                        "characteristics": [
+                            f"Characteristic {char_id} no longer applies to this fruit."
+                        ]
+                    }
+                )
+            if any(states.get(state_id) != char_id for state_id in record["state_ids"]):
+                raise ValidationError(
+                    {"characteristics": [f"A state of characteristic {char_id} was removed."]}
+                )
+
+
+def _add_values(values: list[tuple[Fruit, list[dict]]]) -> None:
+    """Insert the fruits' value rows and their states (two bulk inserts)."""
+    pairs = [(fruit, record) for fruit, records in values for record in records]
+    rows = FruitCharacteristic.objects.bulk_create(
+        FruitCharacteristic(
+            fruit=fruit,
+            characteristic_id=record["characteristic_id"],
+            source_publication_id=record["source_publication_id"],
+            pages=record["pages"],
+            note=record["note"],
+        )
+        for fruit, record in pairs
+    )
+    FruitCharacteristicState.objects.bulk_create(
+        FruitCharacteristicState(fruit_characteristic_id=row.pk, state_id=state_id)
+        for row, (_, record) in zip(rows, pairs, strict=True)
+        for state_id in record["state_ids"]
+    )
+
+
+def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
+    """Replace the fruit's values with `records` (checked by `clean_fruit_characteristics`).
+
+    Call it in the transaction that holds the fruit's lock. A source must be a publication
+    that links the fruit: that is checked again here, where a concurrent unlink has either
+    happened or waits (`ValidationError` on `characteristics`).
+    """
+    _check_values([(fruit, records)])
     sources = {r["source_publication_id"] for r in records if r["source_publication_id"]}
     if sources:
         linked = set(
@@ -164,22 +195,23 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
                 {"characteristics": [f"Publication {missing[0]} does not describe this fruit."]}
             )
     FruitCharacteristic.objects.filter(fruit=fruit).delete()
-    rows = FruitCharacteristic.objects.bulk_create(
-        FruitCharacteristic(
-            fruit=fruit,
-            characteristic_id=record["characteristic_id"],
-            source_publication_id=record["source_publication_id"],
-            pages=record["pages"],
-            note=record["note"],
-        )
-        for record in records
-    )
-    FruitCharacteristicState.objects.bulk_create(
-        FruitCharacteristicState(fruit_characteristic_id=row.pk, state_id=state_id)
-        for row, record in zip(rows, records, strict=True)
-        for state_id in record["state_ids"]
-    )
+    _add_values([(fruit, records)])
     bump_versions([fruit.type])
+
+
+def fruits_add_characteristics(*, values: list[tuple[Fruit, list[dict]]]) -> None:
+    """Store the values of fruits just created, which hold none yet (an import's new fruits):
+    `(fruit, records)` with records as `fruit_set_characteristics` takes them, citing no source
+    (no publication links a fruit just created). The same checks, made once for them all, and
+    two bulk inserts; a check that fails raises `ValidationError` before anything is written.
+    """
+    if any(r["source_publication_id"] for _, records in values for r in records):
+        raise ValidationError(
+            {"characteristics": ["No publication describes a fruit just created: cite none."]}
+        )
+    _check_values(values)
+    _add_values(values)
+    bump_versions({fruit.type for fruit, _ in values})
 
 
 def after_fruit_write(

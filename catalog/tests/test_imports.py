@@ -5,9 +5,12 @@ import io
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from openpyxl import Workbook
 
-from catalog.models import Fruit, FruitName
+from catalog.models import Fruit, FruitName, FruitSpelling
+from catalog.services import fruit_create, fruit_delete
 from catalog.validators import clean_names
 
 pytestmark = pytest.mark.django_db
@@ -436,3 +439,70 @@ def test_the_commands_memory_does_not_grow_with_the_rows_of_a_file_with_errors(t
     few, many = peak(2_000), peak(20_000)
     # The file's bytes and text, and a catalog number a row for duplicates; no row, no error.
     assert (many - few) / 18_000 < 400, (few, many)
+
+
+def new_fruits_file(tmp_path, count: int):
+    path = tmp_path / "fruits.csv"
+    lines = ["catalog_number,name,type,synonyms"]
+    lines += [f"{n},Sorte {n},apple,Synonym {n} a; Synonym {n} b" for n in range(1, count + 1)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_importing_new_fruits_deletes_nothing_and_costs_statements_by_the_batch_not_the_row(
+    tmp_path, django_assert_max_num_queries
+):
+    path = new_fruits_file(tmp_path, 60)
+    with CaptureQueriesContext(connection) as queries, django_assert_max_num_queries(16):
+        call_command("import_fruits", str(path), stdout=io.StringIO())
+    deletes = [q["sql"] for q in queries.captured_queries if q["sql"].upper().startswith("DELETE")]
+    assert deletes == []  # a fruit just created has no names, relations or spellings to remove
+    assert Fruit.objects.count() == 60
+    assert FruitName.objects.count() == 120
+
+
+def test_an_imported_new_fruit_is_stored_as_a_created_one_search_included():
+    from catalog import imports
+
+    names = [
+        {"name": "Boskoop", "kind": "synonym", "language": "", "note": ""},
+        {"name": "Belle de Boskoop", "kind": "synonym", "language": "", "note": ""},
+    ]
+
+    def stored(fruit) -> tuple:
+        fruit = Fruit.objects.get(pk=fruit.pk)
+        spellings = FruitSpelling.objects.filter(fruit=fruit).values_list(
+            "spelling", "is_own_name", "catalog_number"
+        )
+        return (fruit.name, fruit.type, fruit.search_text, fruit.name_list, sorted(spellings))
+
+    created = fruit_create(catalog_number=7, name="Schöner aus Boskoop", type="apple", names=names)
+    expected = stored(created)
+    fruit_delete(fruit=created)
+    report = imports.import_fruits(
+        "catalog_number,name,type,synonyms\n"
+        "7,Schöner aus Boskoop,apple,Boskoop; Belle de Boskoop\n".encode(),
+        dry_run=False,
+    )
+    assert report.ok and report.count("new") == 1
+    assert stored(Fruit.objects.get(catalog_number=7)) == expected
+    assert Fruit.objects.search("belle de boskoop").get().catalog_number == 7
+
+
+def test_a_catalog_number_taken_between_check_and_store_is_that_rows_error(tmp_path):
+    from catalog import imports
+
+    report = imports.plan_import(
+        b"catalog_number,name,type\n1,Topaz,apple\n2,Elstar,apple\n3,Santana,apple\n",
+        dry_run=False,
+    )
+    fruit_create(catalog_number=2, name="Rubinola", type="apple")  # another write, meanwhile
+    imports.apply_import(report)
+    assert [error.as_dict() for error in report.errors] == [
+        {
+            "row": 3,
+            "field": "catalog_number",
+            "message": "fruit with this catalog number already exists.",
+        }
+    ]
+    assert list(Fruit.objects.values_list("name", flat=True)) == ["Rubinola"]  # nothing else

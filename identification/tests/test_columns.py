@@ -393,6 +393,40 @@ def test_an_exported_then_reimported_catalog_of_many_fruits_stays_unchanged_in_f
     assert report.count("unchanged") == 30
 
 
+def test_importing_new_fruits_with_characteristics_costs_statements_by_the_batch_not_the_row(
+    curator_client, django_assert_max_num_queries
+):
+    lines = ["catalog_number,name,type,char:fruit_size,char:shape"]
+    lines += [f"{n},Fruit {n},apple,{n % 5 * 2 + 1}|9,3" for n in range(1, 41)]
+    with CaptureQueriesContext(connection) as queries, django_assert_max_num_queries(30):
+        response = post_csv(curator_client, "\n".join(lines) + "\n")
+    assert counts(response)["created"] == 40
+    deletes = [q["sql"] for q in queries.captured_queries if q["sql"].upper().startswith("DELETE")]
+    assert deletes == []  # a fruit just created holds no values to replace
+    assert values_of(Fruit.objects.get(catalog_number=3)) == {"fruit_size": [7, 9], "shape": [3]}
+    assert values_of(Fruit.objects.get(catalog_number=40)) == {"fruit_size": [1, 9], "shape": [3]}
+
+
+def test_a_new_rows_value_that_no_longer_applies_when_stored_is_that_rows_error():
+    from catalog import imports
+
+    report = imports.plan_import(
+        b"catalog_number,name,type,char:shape\n1,Topaz,apple,\n2,Elstar,apple,3\n",
+        dry_run=False,
+    )
+    Characteristic.objects.filter(code="shape").update(fruit_types=",pear,")  # meanwhile
+    imports.apply_import(report)
+    assert [error.as_dict() for error in report.errors] == [
+        {
+            "row": 3,
+            "field": "char:shape",
+            "message": f"Characteristic {Characteristic.objects.get(code='shape').pk} no longer "
+            "applies to this fruit.",
+        }
+    ]
+    assert not Fruit.objects.exists()
+
+
 # --- the admin's import preview ------------------------------------------------------------------
 
 

@@ -194,6 +194,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         }
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend, whose commit first runs the work collected for it (core/db/commits.py).
+    DATABASES["default"]["ENGINE"] = "core.db.backends.sqlite3"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             # Writers take the write lock when their transaction begins, so a read-then-write
@@ -305,7 +307,7 @@ else:
     # django-axes warns that local memory is per process: right for `make run` and the tests;
     # with several workers each counts alone, which is why production sets REDIS_URL.
     SILENCED_SYSTEM_CHECKS.append("axes.W001")
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "core.db.backends.sqlite3":
     # SQLite ignores an index's INCLUDE columns (catalog.FruitSpelling's): they let PostgreSQL
     # answer a search tier from the index alone, and cost SQLite nothing.
     SILENCED_SYSTEM_CHECKS.append("models.W040")

@@ -25,6 +25,7 @@ from blobs.rights import (
     license_url,
 )
 from core.db.locks import lock_row
+from core.history import announce
 
 
 def blob_fields(model, via: str = "") -> list[str]:
@@ -173,6 +174,12 @@ class BlobQuerySet(models.QuerySet):
         """Everything but the byte columns: lists, metadata and 304s never read them."""
         return self.defer(*blob_fields(self.model))
 
+    def delete(self):
+        """Delete the rows, announcing them first (their metadata, not their bytes) to the
+        history (`core.history.announce`)."""
+        announce(self.model, self.without_blobs(), "deleted")
+        return super().delete()
+
 
 class StoredBytesModel(models.Model):
     """A model with `StoredBytes` groups: saving keeps each group's metadata in step."""
@@ -197,6 +204,11 @@ class StoredBytesModel(models.Model):
         if update_fields is not None:
             kwargs["update_fields"] = update_fields
         super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        """Delete the row, announcing it first to the history (`core.history.announce`)."""
+        announce(type(self), [self], "deleted")
+        return super().delete(*args, **kwargs)
 
     def fields_derived_from(self, spec: StoredBytes) -> list[str]:
         """The columns a change of one group's bytes rewrites."""

@@ -25,10 +25,11 @@ from django.db import IntegrityError, transaction
 
 from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
-from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType
+from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType, ImportBatch
 from catalog.services import CatalogNumberTaken, fruit_touch, fruit_update, fruits_create
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms, validate_name_text
 from core.db.deadlines import renew_for_next_step
+from core.history import current_door, door
 
 REQUIRED_COLUMNS = ["catalog_number", "name", "type"]
 OPTIONAL_COLUMNS = ["synonyms"]
@@ -143,6 +144,7 @@ class ImportReport:
     counts: Counter = field(default_factory=Counter)  # rows by action
     # What the preview calls each reading of other apps' columns ("Characteristics").
     extra_labels: list[str] = field(default_factory=list)
+    batch: object = None  # the `ImportBatch` an applied import is
 
     def count(self, action: str) -> int:
         return self.counts[action]
@@ -538,52 +540,70 @@ def import_fruits(
     progress: Callable | None = None,
     bounded: bool = True,
     errors_max: int | None = None,
+    file_name: str = "",
 ) -> ImportReport:
     """Check the file and, unless `dry_run` or it has errors, apply it in one transaction."""
     report = plan_import(
         data, dry_run=dry_run, progress=progress, bounded=bounded, errors_max=errors_max
     )
     if report.ok and not dry_run:
-        apply_import(report)
+        apply_import(report, file_name=file_name)
     return report
 
 
-def apply_import(report: ImportReport) -> None:
+def apply_import(report: ImportReport, *, file_name: str = "") -> None:
     """Store the new and changed rows through the catalog's services, all or nothing.
 
     New fruits are created a batch at a time (`fruits_create`: a few statements for up to
     `BATCH` rows in a run of new rows), changed ones a row at a time, in the file's order. A
     catalog number another write took meanwhile (the plan saw it free) is reported as that
     row's error and nothing is stored.
+
+    An import that changes anything is an `ImportBatch` (`report.batch`), and every change it
+    makes is recorded as made by it, whichever door its file came through.
     """
+    if not (report.count_new or report.count_changed):
+        return
+    outer = current_door()
     try:
         with transaction.atomic():
-            new: list[PlannedRow] = []
-            for row in report.rows:
-                if row.action == "new":
-                    new.append(row)
-                    if len(new) == BATCH:
-                        _create(new)
-                        new = []
-                    continue
-                if row.action != "changed":
-                    continue
-                if new:  # the rows before it first: the file's order is the writes' order
-                    _create(new)
-                    new = []
-                if row.changes_fruit:
-                    _store(
-                        row,
-                        lambda row=row: fruit_update(
-                            fruit=row.fruit, **_fields(row), names=row.names
-                        ),
-                    )
-                else:  # only other apps' columns: the fruit stays
-                    _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
-            if new:
-                _create(new)
+            report.batch = ImportBatch.objects.create(
+                user=outer.writer if outer is not None else None,
+                file_name=file_name[: ImportBatch._meta.get_field("file_name").max_length],
+                created_count=report.count_new,
+                changed_count=report.count_changed,
+            )
+            with door("import", batch=report.batch.pk):
+                _apply_rows(report)
     except _RowFailed as failed:
+        report.batch = None
         report.add_error(failed.error)
+
+
+def _apply_rows(report: ImportReport) -> None:
+    """The rows' writes, in the file's order (`apply_import`)."""
+    new: list[PlannedRow] = []
+    for row in report.rows:
+        if row.action == "new":
+            new.append(row)
+            if len(new) == BATCH:
+                _create(new)
+                new = []
+            continue
+        if row.action != "changed":
+            continue
+        if new:  # the rows before it first: the file's order is the writes' order
+            _create(new)
+            new = []
+        if row.changes_fruit:
+            _store(
+                row,
+                lambda row=row: fruit_update(fruit=row.fruit, **_fields(row), names=row.names),
+            )
+        else:  # only other apps' columns: the fruit stays
+            _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
+    if new:
+        _create(new)
 
 
 class _RowFailed(Exception):

@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
@@ -463,6 +464,27 @@ def add_spellings(fruits: Iterable[tuple[Fruit, list[str]]]) -> None:
         (SearchWord(word=word) for word in dictionary_words([row.spelling for row in rows])),
         ignore_conflicts=True,
     )
+
+
+class ImportBatch(models.Model):
+    """An applied import of fruits: when, who, which file, what it did. Every change it made is
+    recorded as made by it, so that it can be undone."""
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    file_name = models.CharField(max_length=255, blank=True, default="")
+    created_count = models.PositiveIntegerField(default=0)
+    changed_count = models.PositiveIntegerField(default=0)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-pk"]
+        verbose_name_plural = "import batches"
+
+    def __str__(self):
+        return f"Import {self.pk} ({self.file_name or 'no file name'})"
 
 
 class Deletion(models.Model):

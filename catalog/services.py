@@ -25,6 +25,7 @@ from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
 from core.db.locks import lock_row
 from core.db.search import fold, name_key
+from core.history import announce
 
 # Creates that assign a number take this transaction-scoped advisory lock on PostgreSQL, so they
 # run one after another instead of colliding and retrying (on SQLite, IMMEDIATE transactions
@@ -110,7 +111,7 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict], new: bool = Fals
                 raise ValidationError({"relations": [LOOP_MESSAGE]})
     if not new:
         FruitRelation.objects.filter(fruit=fruit).delete()
-    FruitRelation.objects.bulk_create(
+    made = FruitRelation.objects.bulk_create(
         FruitRelation(
             fruit=fruit,
             kind=record["kind"],
@@ -122,6 +123,7 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict], new: bool = Fals
         )
         for index, record in enumerate(relations)
     )
+    announce(FruitRelation, made, "created")
 
 
 # Names looked up per query when linking relations given by name: well within every
@@ -224,6 +226,7 @@ def _link_by_name(rows: list[FruitRelation], report: RelationLinks) -> None:
         if FruitRelation.objects.filter(pk=row.pk, other__isnull=True).update(
             other_id=target, name=name, name_key=name_key(name)
         ):
+            announce(FruitRelation, FruitRelation.objects.filter(pk=row.pk), "changed")
             taken.add((row.fruit_id, row.kind, target))
             report.linked += 1
             report.made.append((row.pk, row.fruit_id, row.kind, row.name))
@@ -234,9 +237,9 @@ def _yield_links_by_name(fruit: Fruit, made: list[tuple], ancestors: list[int]) 
     `RelationLinks.made` of its `fruit_save`) whose fruit the new `ancestors` descend from."""
     for relation_id, holder_id, kind, given in made:
         if kind in ANCESTRY and descends_from(ancestors, holder_id):
-            FruitRelation.objects.filter(pk=relation_id, other=fruit).update(
-                other=None, name=given, name_key=name_key(given)
-            )
+            given_back = FruitRelation.objects.filter(pk=relation_id, other=fruit)
+            if given_back.update(other=None, name=given, name_key=name_key(given)):
+                announce(FruitRelation, FruitRelation.objects.filter(pk=relation_id), "changed")
 
 
 def relations_link_to(*, fruit: Fruit, names: list[str]) -> RelationLinks:
@@ -319,7 +322,7 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict], new: bool = False) -> No
     order; a `new` fruit, just created, has none to replace."""
     if not new:
         FruitName.objects.filter(fruit=fruit).delete()
-    FruitName.objects.bulk_create(_name_rows(fruit, names))
+    announce(FruitName, FruitName.objects.bulk_create(_name_rows(fruit, names)), "created")
     fruit.__dict__.pop("name_list", None)  # what `with_list_data()` read is stale now
 
 
@@ -441,6 +444,7 @@ def fruits_create(*, records: list[dict]) -> list[Fruit]:
     try:
         with transaction.atomic():
             Fruit.objects.bulk_create(fruits)
+            announce(Fruit, fruits, "created")
     except IntegrityError:
         numbers = [fruit.catalog_number for fruit in fruits]
         taken = set(
@@ -452,11 +456,12 @@ def fruits_create(*, records: list[dict]) -> list[Fruit]:
         if first is None:
             raise  # only the catalog number's race is expected here; any other is a bug
         raise CatalogNumberTaken(first) from None
-    FruitName.objects.bulk_create(
+    names = FruitName.objects.bulk_create(
         row
         for fruit, record in zip(fruits, records, strict=True)
         for row in _name_rows(fruit, record["names"])
     )
+    announce(FruitName, names, "created")
     add_spellings(zip(fruits, texts, strict=True))
     _link_to_names(
         name
@@ -504,11 +509,16 @@ def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:
     not the fruit's (or was deleted meanwhile) is a `ValidationError` on `card_image_id`.
     """
     images = FruitImage.objects.filter(fruit_id=fruit_id)
-    images.filter(is_card_image=True).exclude(pk=image_id).update(is_card_image=False)
+    cleared = list(
+        images.filter(is_card_image=True).exclude(pk=image_id).values_list("pk", flat=True)
+    )
+    images.filter(pk__in=cleared).update(is_card_image=False)
     if image_id is not None and not images.filter(pk=image_id).update(is_card_image=True):
         raise ValidationError(
             {"card_image_id": [f"Image {image_id} is not an image of this fruit."]}
         )
+    changed = [*cleared, *([] if image_id is None else [image_id])]
+    announce(FruitImage, images.filter(pk__in=changed).without_blobs(), "changed")
 
 
 @transaction.atomic
@@ -532,8 +542,15 @@ def fruit_delete(*, fruit: Fruit) -> None:
     """
     # What other fruits say of it stays, by the name it has now (read under the lock).
     name, fruit.type = lock_row(Fruit, fruit.pk, for_delete=True, read=("name", "type"))
-    FruitRelation.objects.filter(other=fruit).update(name=name, name_key=name_key(name), other=None)
+    pointing = list(FruitRelation.objects.filter(other=fruit).values_list("pk", flat=True))
+    FruitRelation.objects.filter(pk__in=pointing).update(
+        name=name, name_key=name_key(name), other=None
+    )
+    announce(FruitRelation, FruitRelation.objects.filter(pk__in=pointing), "changed")
     fruit_written.send(
         sender=Fruit, fruit=fruit, previous_type=fruit.type, renumbered=False, deleted=True
     )
+    # The images first, without their bytes: the history records each deleted image, and the
+    # deletion collector would otherwise load the bytes of every image it hands to it.
+    FruitImage.objects.filter(fruit=fruit).without_blobs().delete()
     fruit.delete()

@@ -241,7 +241,8 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
             return self.refused("file", error.detail["file"][0], dry_run=dry_run)
         if not data:  # an empty file in the multipart form
             return self.refused("file", "The submitted file is empty.", dry_run=dry_run)
-        report = import_fruits(data, dry_run=dry_run)
+        name = getattr(request.FILES.get("file"), "name", "")
+        report = import_fruits(data, dry_run=dry_run, file_name=name)
         code = status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST
         return Response(report.as_dict(), status=code)
 

@@ -48,6 +48,7 @@ class Command(BaseCommand):
                 progress=bar.update,
                 bounded=False,
                 errors_max=ERRORS_LISTED,
+                file_name=path.name,
             )
         for error in report.errors:
             column = f", {error.field}" if error.field else ""

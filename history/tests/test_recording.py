@@ -1,0 +1,150 @@
+"""Every write is recorded in its own transaction, through every door, with who, when and how."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from catalog.models import Fruit, FruitImage, ImportBatch
+from catalog.tests.test_admin import fruit_form_data
+from core.testing.queries import selected_blob_columns
+
+pytestmark = pytest.mark.django_db
+
+FRUITS = "/api/v1/fruits"
+
+
+def history_of(model, **filters):
+    return list(model.history.filter(**filters).order_by("history_id"))
+
+
+def test_an_api_write_is_one_revision_with_its_user_and_door(curator_client, curator):
+    created = curator_client.post(
+        FRUITS,
+        {"name": "Boskop", "type": "apple", "names": [{"name": "Renette de Montfort"}]},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    pk = created.json()["id"]
+    changed = curator_client.patch(
+        f"{FRUITS}/{pk}",
+        {"name": "Boskoop", "names": [{"name": "Belle de Boskoop"}]},
+        format="json",
+    )
+    assert changed.status_code == 200, changed.content
+
+    fruit_rows = history_of(Fruit, id=pk)
+    assert [(row.history_type, row.name) for row in fruit_rows][-1] == ("~", "Boskoop")
+    assert fruit_rows[0].history_type == "+"
+    assert {(row.via, row.history_user) for row in fruit_rows} == {("api", curator)}
+    from catalog.models import FruitName
+
+    names = history_of(FruitName, fruit_id=pk)
+    # The names a request replaced and wrote share its revision with the fruit's row.
+    assert [(row.history_type, row.name) for row in names] == [
+        ("+", "Renette de Montfort"),
+        ("-", "Renette de Montfort"),
+        ("+", "Belle de Boskoop"),
+    ]
+    assert names[0].revision == fruit_rows[0].revision
+    assert names[2].revision == fruit_rows[-1].revision != fruit_rows[0].revision
+
+
+def test_an_admin_write_is_recorded_as_the_admins(admin_client, admin_user):
+    response = admin_client.post(reverse("admin:catalog_fruit_add"), fruit_form_data(name="Topaz"))
+    assert response.status_code == 302
+    (row,) = history_of(Fruit, name="Topaz")
+    assert (row.history_type, row.via, row.history_user) == ("+", "admin", admin_user)
+
+
+def test_every_change_of_an_import_is_recorded_as_its_batch_whichever_door(
+    curator_client, curator, fruit_factory, tmp_path
+):
+    stored = fruit_factory(name="Gravensteiner", catalog_number=7)
+    body = (
+        "catalog_number,name,type,synonyms\n"
+        "7,Gravensteiner,apple,Gravensteiner Apfel\n"
+        "8,Kaiser Wilhelm,apple,Wilhelmsapfel\n"
+    )
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("autumn.csv", body.encode(), content_type="text/csv")
+    response = curator_client.post("/api/v1/imports/fruits", {"file": upload}, format="multipart")
+    assert response.status_code == 200, response.content
+
+    batch = ImportBatch.objects.get()
+    assert (batch.file_name, batch.user, batch.created_count, batch.changed_count) == (
+        "autumn.csv",
+        curator,
+        1,
+        1,
+    )
+    from catalog.models import FruitName
+
+    created = Fruit.objects.get(name="Kaiser Wilhelm")
+    for model, filters in [
+        (Fruit, {"id": created.pk}),
+        (FruitName, {"fruit_id": created.pk}),
+        (FruitName, {"fruit_id": stored.pk}),
+    ]:
+        rows = history_of(model, **filters)
+        assert rows and {(row.via, row.batch, row.history_user) for row in rows} == {
+            ("import", batch.pk, curator)
+        }, model
+
+    path = tmp_path / "winter.csv"
+    path.write_text("catalog_number,name,type\n9,Ontario,apple\n")
+    call_command("import_fruits", str(path), stdout=io.StringIO())
+    second = ImportBatch.objects.exclude(pk=batch.pk).get()
+    assert (second.file_name, second.user) == ("winter.csv", None)
+    (row,) = history_of(Fruit, name="Ontario")
+    assert (row.via, row.batch, row.history_user) == ("import", second.pk, None)
+
+
+def test_a_deleted_fruit_leaves_its_last_state_and_its_parts_without_bytes(
+    curator_client, fruit_factory, add_image
+):
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas"])
+    image = add_image(fruit)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert curator_client.delete(f"{FRUITS}/{fruit.pk}").status_code == 204
+    assert selected_blob_columns(queries.captured_queries) == set()
+
+    from catalog.models import FruitName
+
+    (gone,) = history_of(Fruit, id=fruit.pk, history_type="-")
+    assert (gone.name, gone.via) == ("Topaz", "api")
+    assert [row.name for row in history_of(FruitName, fruit_id=fruit.pk, history_type="-")] == [
+        "Topas"
+    ]
+    (image_row,) = history_of(FruitImage, id=image.pk, history_type="-")
+    assert (image_row.size, image_row.sha256) == (image.size, image.sha256)
+    assert image_row.revision == gone.revision
+    assert not hasattr(image_row, "data")
+
+
+def test_choosing_a_card_image_is_recorded(curator_client, fruit_factory, add_image):
+    fruit = fruit_factory(name="Topaz")
+    first, second = add_image(fruit), add_image(fruit)
+    response = curator_client.patch(
+        f"{FRUITS}/{fruit.pk}", {"card_image_id": second.pk}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    (chosen,) = history_of(FruitImage, id=second.pk, history_type="~")
+    assert (chosen.is_card_image, chosen.via) == (True, "api")
+    assert first.pk != second.pk
+
+
+def test_a_write_with_history_costs_a_bounded_number_of_queries(
+    curator_client, fruit_factory, django_assert_max_num_queries
+):
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas", "Topaze"])
+    with django_assert_max_num_queries(40):
+        response = curator_client.patch(
+            f"{FRUITS}/{fruit.pk}", {"names": [{"name": "Topas"}]}, format="json"
+        )
+    assert response.status_code == 200

@@ -23,6 +23,7 @@ from blobs.parsers import IMAGE_UPLOAD_PARSERS
 from blobs.reads import ByteRead
 from blobs.rights import validate_attribution
 from blobs.serializers import ImageDetailsSerializer
+from blobs.signals import image_deleted
 from blobs.uploads import as_field_error, validate_upload_size
 from core.db.locks import lock_row
 from core.rest.exceptions import Conflict
@@ -150,6 +151,14 @@ def image_set_details(image, details: dict) -> None:
     image.save(update_fields=[*details, "updated_at"])
 
 
+@transaction.atomic
+def image_delete(image) -> None:
+    """Delete an image on its own (its parent stays), telling the apps above first
+    (`signals.image_deleted`), in the delete's transaction."""
+    image_deleted.send(sender=type(image), instance=image)
+    image.delete()
+
+
 class ThumbnailedImageViewSet(
     UploadsMixin,
     UploadFormMixin,
@@ -208,6 +217,9 @@ class ThumbnailedImageViewSet(
 
     def retrieve(self, request, *args, **kwargs):
         return self.image_read(request, **kwargs)
+
+    def perform_destroy(self, instance):
+        image_delete(instance)
 
     def partial_update(self, request, *args, **kwargs):
         image = self.get_object()

@@ -25,6 +25,7 @@ from blobs.admin import (
     AdminAssetsMixin,
     BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
+    ImageDeletionMixin,
     ImageMetadataMixin,
     MissingDetailsFilter,
     ThumbnailedImageInline,
@@ -322,6 +323,7 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
 @admin.register(FruitImage)
 class FruitImageAdmin(
     GenerateMissingThumbnailsMixin,
+    ImageDeletionMixin,
     ImageMetadataMixin,
     admin.ModelAdmin,
 ):

@@ -20,6 +20,7 @@ from identification.models import (
     ValuesVersion,
     split_types,
 )
+from identification.signals import characteristic_written, fruit_values_written
 from publications.models import PublicationFruit
 
 
@@ -59,10 +60,15 @@ def characteristic_save(
         _replace_states(characteristic, states)
     dropped = set(previous_types) - set(fruit_types)
     if dropped:
-        FruitCharacteristic.objects.filter(
+        losing = FruitCharacteristic.objects.filter(
             characteristic=characteristic, fruit__type__in=dropped
-        ).delete()
+        )
+        values_written(list(losing.values_list("fruit_id", flat=True)))
+        losing.delete()
     bump_versions([*previous_types, *fruit_types])
+    characteristic_written.send(
+        sender=Characteristic, characteristic=characteristic, created=adding, deleted=False
+    )
     return characteristic
 
 
@@ -115,9 +121,21 @@ def characteristic_delete(*, characteristic: Characteristic) -> None:
     """Delete a characteristic with its states and the values fruits hold for it."""
     (stored,) = lock_row(Characteristic, characteristic.pk, for_delete=True, read=("fruit_types",))
     types = split_types(stored)
-    FruitCharacteristic.objects.filter(characteristic=characteristic).delete()
+    held = FruitCharacteristic.objects.filter(characteristic=characteristic)
+    values_written(list(held.values_list("fruit_id", flat=True)))
+    characteristic_written.send(
+        sender=Characteristic, characteristic=characteristic, created=False, deleted=True
+    )
+    held.delete()
     characteristic.delete()
     bump_versions(types)
+
+
+def values_written(fruit_ids: list[int]) -> None:
+    """Tell the apps above that these fruits' values were written
+    (`signals.fruit_values_written`), in the write's transaction."""
+    if fruit_ids:
+        fruit_values_written.send(sender=FruitCharacteristic, fruit_ids=sorted(set(fruit_ids)))
 
 
 def _check_values(values: list[tuple[Fruit, list[dict]]]) -> None:
@@ -197,6 +215,7 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
     FruitCharacteristic.objects.filter(fruit=fruit).delete()
     _add_values([(fruit, records)])
     bump_versions([fruit.type])
+    values_written([fruit.pk])
 
 
 def fruits_add_characteristics(*, values: list[tuple[Fruit, list[dict]]]) -> None:
@@ -212,6 +231,7 @@ def fruits_add_characteristics(*, values: list[tuple[Fruit, list[dict]]]) -> Non
     _check_values(values)
     _add_values(values)
     bump_versions({fruit.type for fruit, _ in values})
+    values_written([fruit.pk for fruit, _ in values])
 
 
 def after_fruit_write(

@@ -20,6 +20,7 @@ from blobs.admin import (
     AdminAssetsMixin,
     BlobSafeDeletionMixin,
     GenerateMissingThumbnailsMixin,
+    ImageDeletionMixin,
     ImageMetadataMixin,
     MissingDetailsFilter,
     ThumbnailedImageInline,
@@ -30,12 +31,18 @@ from blobs.admin import (
 from blobs.models import blob_fields
 from core.db.search import contains_any, search_terms
 from publications.forms import PublicationAdminForm, PublicationFruitForm, PublicationFruitImageForm
-from publications.models import Publication, PublicationFruit, PublicationFruitImage
+from publications.models import (
+    CITATION_FIELDS,
+    Publication,
+    PublicationFruit,
+    PublicationFruitImage,
+)
 from publications.services import (
     links_removed,
     publication_delete,
     publication_unlink_fruit,
     refresh_fruit_search,
+    send_written,
 )
 
 LINK_IMAGE_SIDE = 40  # px; several previews side by side in one row of the links table
@@ -226,6 +233,7 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
         """Save the publication, then a new cover (or its removal) as the API stores it."""
         super().save_model(request, obj, form, change)
         form.save_cover()
+        send_written(obj.pk, created=not change)
 
     def save_formset(self, request, form, formset, change):
         """Save the linked fruits (the page's one inline); search forgets the names in source of
@@ -241,6 +249,16 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
         super().save_formset(request, form, formset, change)
         refresh_fruit_search(*named)
         links_removed(form.instance.pk, unlinked)
+        cited = [
+            *(link.fruit_id for link in formset.new_objects),
+            *(
+                link.fruit_id
+                for link, fields in formset.changed_objects
+                if set(fields) & set(CITATION_FIELDS)
+            ),
+            *unlinked,
+        ]
+        send_written(form.instance.pk, fruit_ids=cited)
 
     def delete_model(self, request, obj):
         """Delete through the API's service (search forgets the names its links gave)."""
@@ -348,9 +366,12 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
         return self.readonly_fields
 
     def save_model(self, request, obj, form, change):
-        """Save the link, then a new PDF (or its removal) as the API stores it."""
+        """Save the link, then a new PDF (or its removal) as the API stores it. The page
+        changes the publication (its images here too); a new or re-cited link, the fruit."""
         super().save_model(request, obj, form, change)
         form.save_description()
+        cited = not change or set(form.changed_data) & set(CITATION_FIELDS)
+        send_written(obj.publication_id, fruit_ids=[obj.fruit_id] if cited else [])
 
     def delete_model(self, request, obj):
         """Unlink through the API's service (search forgets the link's name in source)."""
@@ -380,6 +401,7 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
 @admin.register(PublicationFruitImage)
 class PublicationFruitImageAdmin(
     GenerateMissingThumbnailsMixin,
+    ImageDeletionMixin,
     ImageMetadataMixin,
     admin.ModelAdmin,
 ):

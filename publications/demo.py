@@ -10,6 +10,7 @@ from catalog.demo import DEMO_FRUITS, DemoFruit, draw_fruit, encode, render_frui
 from catalog.models import Fruit, FruitType
 from publications.models import Publication, PublicationFruitImage
 from publications.services import (
+    publication_create,
     publication_fruit_set_description,
     publication_link_fruit,
     publication_set_cover,
@@ -152,7 +153,7 @@ def load_demo_publications(stdout=None) -> tuple[int, int]:
     for demo in DEMO_PUBLICATIONS:
         if demo.title in existing:
             continue
-        publication = Publication.objects.create(
+        publication = publication_create(
             title=demo.title,
             authors=demo.authors,
             year=demo.year,

@@ -5,7 +5,29 @@ from django.db import transaction
 from catalog.models import Fruit
 from core.db.locks import lock_row
 from publications.models import CITATION_FIELDS, Publication, PublicationFruit
-from publications.signals import fruits_unlinked
+from publications.signals import fruits_unlinked, publication_written
+
+
+def send_written(
+    publication_id: int, *, created: bool = False, deleted: bool = False, fruit_ids=()
+) -> None:
+    """Tell the apps above that the publication was written (`signals.publication_written`),
+    in the write's transaction; `fruit_ids`: the fruits whose citations of it changed."""
+    publication_written.send(
+        sender=Publication,
+        publication_id=publication_id,
+        created=created,
+        deleted=deleted,
+        fruit_ids=sorted(set(fruit_ids)),
+    )
+
+
+@transaction.atomic
+def publication_create(**fields) -> Publication:
+    """Create a publication with its own fields (no cover, no links yet)."""
+    publication = Publication.objects.create(**fields)
+    send_written(publication.pk, created=True)
+    return publication
 
 
 @transaction.atomic
@@ -29,6 +51,8 @@ def publication_link_fruit(
             refresh_fruit_search(link.fruit_id)
     elif citation:
         _cite(link, citation)
+    if created or citation:
+        send_written(publication.pk, fruit_ids=[fruit.pk])
     return link, created
 
 
@@ -39,6 +63,7 @@ def publication_cite(*, link: PublicationFruit, citation: dict) -> PublicationFr
     lock_row(PublicationFruit, link.pk)
     link.refresh_from_db(fields=CITATION_FIELDS)  # as it is now: search follows the change
     _cite(link, citation)
+    send_written(link.publication_id, fruit_ids=[link.fruit_id])
     return link
 
 
@@ -106,6 +131,7 @@ def publication_unlink_fruit(*, publication: Publication, fruit_id: int) -> bool
     )
     if deleted:
         links_removed(publication.pk, [fruit_id])
+        send_written(publication.pk, fruit_ids=[fruit_id])
     if name_in_source:
         refresh_fruit_search(fruit_id)
     return deleted > 0
@@ -121,6 +147,7 @@ def publication_set_cover(*, publication: Publication, data: bytes | None, check
     lock_row(Publication, publication.pk)
     publication.set_cover(data, checked)
     publication.save(update_fields=["cover_data", "updated_at"])
+    send_written(publication.pk)
 
 
 @transaction.atomic
@@ -132,6 +159,7 @@ def publication_fruit_set_description(*, link: PublicationFruit, data: bytes | N
     lock_row(PublicationFruit, link.pk)
     link.description.set(data)
     link.save(update_fields=["description_data"])
+    send_written(link.publication_id)
 
 
 @transaction.atomic
@@ -141,6 +169,8 @@ def publication_delete(*, publication: Publication) -> None:
     Locked first, as its writes do; raises `Publication.DoesNotExist` when already gone.
     """
     lock_row(Publication, publication.pk, for_delete=True)
+    linked = publication.links.values_list("fruit_id", flat=True)
+    send_written(publication.pk, deleted=True, fruit_ids=linked)
     named = list(publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True))
     publication.delete()
     refresh_fruit_search(*named)
@@ -153,4 +183,5 @@ def publication_update(*, publication: Publication, **fields) -> Publication:
     for name, value in fields.items():
         setattr(publication, name, value)
     publication.save(force_update=True)
+    send_written(publication.pk)
     return publication

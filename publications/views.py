@@ -44,6 +44,7 @@ from publications.serializers import (
 )
 from publications.services import (
     publication_cite,
+    publication_create,
     publication_delete,
     publication_fruit_set_description,
     publication_link_fruit,
@@ -97,7 +98,7 @@ class PublicationViewSet(IdempotentCreateMixin, ReadBackMixin, viewsets.ModelVie
 
     def write(self, serializer):
         if serializer.instance is None:
-            return serializer.save()
+            return publication_create(**serializer.validated_data)
         try:
             return publication_update(publication=serializer.instance, **serializer.validated_data)
         except Publication.DoesNotExist:

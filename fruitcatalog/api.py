@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 
 from blobs.views import BackfillThumbnailsView, byte_view
 from catalog.views import FruitCSVExportView, FruitImageViewSet, FruitImportViewSet
+from changes.views import ChangeFeedView
 from core.db.ids import ID_PATTERN
 from core.rest.auth import TokenView
 from core.rest.health import HealthView
@@ -79,6 +80,7 @@ urlpatterns = [
     route("identify", IdentifyView.as_view(), "identify"),
     route("exports/fruits.csv", FruitCSVExportView.as_view(), "export-fruits-csv"),
     route("exports/dwca.zip", DarwinCoreExportView.as_view(), "export-dwca"),
+    route("changes", ChangeFeedView.as_view(), "change-feed"),
     route("imports/fruits", FruitImportViewSet.as_view({"post": "create"}), "fruit-import"),
     route("admin/backfill-thumbnails", BackfillThumbnailsView.as_view(), "backfill-thumbnails"),
     route(

@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "catalog",
     "publications",
     "identification",
+    "changes",
     "wholefruit",
 ]
 
@@ -270,6 +271,10 @@ FRUITCATALOG_EXPORT_SECONDS = env.int("FRUITCATALOG_EXPORT_SECONDS", default=50)
 # How long one call of the backfill endpoint (or the admin action) works: well under gunicorn's
 # 30 s default worker timeout. The command has no limit.
 FRUITCATALOG_BACKFILL_SECONDS = env.int("FRUITCATALOG_BACKFILL_SECONDS", default=10)
+# The change feed keeps its entries this many days; `manage.py prune_changes` deletes older ones.
+FRUITCATALOG_CHANGES_RETENTION_DAYS = env.int("FRUITCATALOG_CHANGES_RETENTION_DAYS", default=365)
+# Entries per answer of the change feed: at most 1,000 is the API's promise (tests set fewer).
+FRUITCATALOG_CHANGES_PAGE_SIZE = 1000
 # Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,
 # any other is revalidated (blobs/responses.py).
 
@@ -394,7 +399,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"FruitTypeEnum": "catalog.models.FruitType"},
+    "ENUM_NAME_OVERRIDES": {
+        "FruitTypeEnum": "catalog.models.FruitType",
+        "ChangeKindEnum": "changes.models.Kind",
+        "ChangeActionEnum": "changes.models.Action",
+    },
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "PREPROCESSING_HOOKS": ["core.rest.schema.canonical_paths"],
     "POSTPROCESSING_HOOKS": [

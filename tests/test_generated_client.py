@@ -175,3 +175,15 @@ def test_a_generated_client_drives_the_api(generated, live_server, live_curator)
     )
     assert deleted.status_code == 204
     assert api("fruits.fruits_destroy").sync_detailed(id=fruit.id, client=client).status_code == 204
+
+    # The change feed lists every committed change, in commit order, to anyone.
+    changes = api("changes.changes_retrieve")
+    page = changes.sync(client=anonymous)
+    listed = [(entry.kind.value, entry.id, entry.action.value) for entry in page.results]
+    assert listed[0] == ("fruit", fruit.id, "created") and listed[-1] == (
+        "fruit",
+        fruit.id,
+        "deleted",
+    )
+    assert ("publication", publication.id, "deleted") in listed
+    assert changes.sync(client=anonymous, after=page.next_).results == []

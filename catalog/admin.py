@@ -199,7 +199,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
                     request, "The checked file is no longer kept: choose it again.", messages.ERROR
                 )
                 return redirect("admin:catalog_fruit_import")
-            report = import_fruits(data, dry_run=False)
+            name = cache.get(IMPORT_CACHE_KEY.format(token=token) + ":name", "")
+            report = import_fruits(data, dry_run=False, file_name=name)
             if report.ok:
                 cache.delete(IMPORT_CACHE_KEY.format(token=token))
                 self.message_user(request, f"Imported: {report.summary()}.", messages.SUCCESS)
@@ -212,7 +213,9 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
                 token = secrets.token_hex(16)
                 report = import_fruits(data, dry_run=True)
                 if report.ok:
-                    cache.set(IMPORT_CACHE_KEY.format(token=token), data, IMPORT_CACHE_SECONDS)
+                    key = IMPORT_CACHE_KEY.format(token=token)
+                    cache.set(key, data, IMPORT_CACHE_SECONDS)
+                    cache.set(key + ":name", request.FILES["file"].name, IMPORT_CACHE_SECONDS)
                 context |= preview_context(report, token)
             else:
                 context["form"] = form

@@ -11,6 +11,12 @@ from core.db.ids import ID_PATTERN
 from core.rest.auth import TokenView
 from core.rest.health import HealthView
 from core.rest.root import APIRootView
+from history.api import (
+    DeletedFruitListView,
+    FruitHistoryView,
+    ImportBatchListView,
+    PublicationHistoryView,
+)
 from identification.views import CharacteristicViewSet, IdentifyView
 from publications.views import (
     PublicationCoverViewSet,
@@ -19,7 +25,7 @@ from publications.views import (
     PublicationFruitViewSet,
     PublicationViewSet,
 )
-from wholefruit.api import WholeFruitViewSet
+from wholefruit.api import FruitRestoreView, WholeFruitViewSet
 from wholefruit.dwca import DarwinCoreExportView
 
 
@@ -146,5 +152,18 @@ urlpatterns = [
         ),
         "publication-fruit-image-thumbnail",
     ),
+    route(rf"fruits/(?P<id>{ID_PATTERN})/history", FruitHistoryView.as_view(), "fruit-history"),
+    route(
+        rf"publications/(?P<id>{ID_PATTERN})/history",
+        PublicationHistoryView.as_view(),
+        "publication-history",
+    ),
+    route("deleted-fruits", DeletedFruitListView.as_view(), "deleted-fruit-list"),
+    route(
+        rf"deleted-fruits/(?P<id>{ID_PATTERN})/restore",
+        FruitRestoreView.as_view(),
+        "deleted-fruit-restore",
+    ),
+    route("imports", ImportBatchListView.as_view(), "import-batch-list"),
     *router.urls,
 ]

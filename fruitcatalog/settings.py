@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "simple_history",
     "core",
     "core.idempotency",
     "blobs",
@@ -94,6 +95,7 @@ INSTALLED_APPS = [
     "publications",
     "identification",
     "changes",
+    "history",
     "wholefruit",
 ]
 
@@ -109,6 +111,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Each API and admin request is a door: the changes it makes are recorded with its user.
+    "core.history.DoorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a locked-out login (django-axes) into a 429.

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from catalog.models import Fruit
 from core.db.locks import lock_row
+from core.history import announce
 from identification.models import (
     Characteristic,
     CharacteristicState,
@@ -113,7 +114,8 @@ def _replace_states(characteristic: Characteristic, states: list[dict]) -> None:
             state.label, state.image_id = record["label"], image_id
             changed.append(state)
     CharacteristicState.objects.bulk_update(changed, ["label", "image"])
-    CharacteristicState.objects.bulk_create(added)
+    announce(CharacteristicState, changed, "changed")
+    announce(CharacteristicState, CharacteristicState.objects.bulk_create(added), "created")
 
 
 @transaction.atomic
@@ -185,11 +187,13 @@ def _add_values(values: list[tuple[Fruit, list[dict]]]) -> None:
         )
         for fruit, record in pairs
     )
-    FruitCharacteristicState.objects.bulk_create(
+    announce(FruitCharacteristic, rows, "created")
+    links = FruitCharacteristicState.objects.bulk_create(
         FruitCharacteristicState(fruit_characteristic_id=row.pk, state_id=state_id)
         for row, (_, record) in zip(rows, pairs, strict=True)
         for state_id in record["state_ids"]
     )
+    announce(FruitCharacteristicState, links, "created")
 
 
 def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
@@ -259,6 +263,10 @@ def forget_unlinked_source(sender, *, publication_id: int, fruit_ids: list[int],
     """The publication no longer describes these fruits: their values stop citing it (the
     values stay). A receiver of publications' `fruits_unlinked`; deleting the
     publication itself clears the citations by the foreign key (`SET_NULL`)."""
-    FruitCharacteristic.objects.filter(
-        fruit_id__in=fruit_ids, source_publication_id=publication_id
-    ).update(source_publication=None, pages="")
+    citing = list(
+        FruitCharacteristic.objects.filter(
+            fruit_id__in=fruit_ids, source_publication_id=publication_id
+        ).values_list("pk", flat=True)
+    )
+    FruitCharacteristic.objects.filter(pk__in=citing).update(source_publication=None, pages="")
+    announce(FruitCharacteristic, FruitCharacteristic.objects.filter(pk__in=citing), "changed")

@@ -172,6 +172,9 @@ def publication_delete(*, publication: Publication) -> None:
     linked = publication.links.values_list("fruit_id", flat=True)
     send_written(publication.pk, deleted=True, fruit_ids=linked)
     named = list(publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True))
+    # The links first, without their PDFs: the history records each deleted link, and the
+    # deletion collector would otherwise load the PDF of every link it hands to it.
+    PublicationFruit.objects.without_blobs().filter(publication=publication).delete()
     publication.delete()
     refresh_fruit_search(*named)
 

@@ -5,11 +5,18 @@ it and the characteristics it shows (`fruitcatalog.api` routes the fruits here).
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
 
+from catalog.models import Fruit
 from catalog.serializers import BoundedListField, FruitDetailSerializer
 from catalog.views import FruitViewSet
+from core.rest.exceptions import Conflict
+from history.api import CuratorsOnly
+from history.services import CatalogNumberHeld, VersionNotFound, fruit_restore, fruit_revert
 from identification.described import characteristic_record, described_groups, with_described
 from identification.serializers import FruitCharacteristicSerializer
 from identification.services import fruit_set_characteristics
@@ -64,11 +71,24 @@ class WholeFruitDetailSerializer(FruitDetailSerializer):
         return attrs
 
 
+@extend_schema_serializer(component_name="RestoredFruit")
+class RevertedFruitSerializer(WholeFruitDetailSerializer):
+    """A fruit's detail after a revert or a restore, with what could not be restored."""
+
+    not_restored = serializers.ListField(
+        child=serializers.CharField(), read_only=True, default=list
+    )
+
+    class Meta(WholeFruitDetailSerializer.Meta):
+        fields = [*WholeFruitDetailSerializer.Meta.fields, "not_restored"]
+
+
 class WholeFruitViewSet(FruitViewSet):
     """Fruits of the catalog. A fruit's detail holds its images, names and relations, the
     publications that describe it and the characteristics it shows, which a write may set."""
 
     detail_serializer_class = WholeFruitDetailSerializer
+    history_model = Fruit  # who may revert (`CuratorsOnly`)
 
     def get_view_name(self):
         """Named for the resource ("Fruit List", "Fruit Instance": the browsable API's title,
@@ -92,3 +112,65 @@ class WholeFruitViewSet(FruitViewSet):
             if records is not None:
                 fruit_set_characteristics(fruit=fruit, records=records)
         return fruit
+
+    @extend_schema(
+        tags=["history"],
+        summary="Revert a fruit to one of its versions (curators)",
+        request=None,
+        responses={
+            200: RevertedFruitSerializer,
+            404: OpenApiResponse(description="No such fruit or version."),
+            409: OpenApiResponse(description="The version's catalog number is another fruit's."),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path=r"history/(?P<version>[0-9a-f-]{36})/revert",
+        permission_classes=[CuratorsOnly],
+    )
+    def revert(self, request, pk=None, version=None):
+        """Make the fruit's fields, names, relations and characteristic values what they were
+        after the version (its images stay), recorded as a `reverted` version. What can no
+        longer be restored as it was is named in `not_restored`."""
+        try:
+            fruit, missing = fruit_revert(fruit_id=int(pk), version_id=version)
+        except (Fruit.DoesNotExist, VersionNotFound):
+            raise NotFound() from None
+        except CatalogNumberHeld as held:
+            raise Conflict(held.message_dict) from None
+        body = self.get_serializer(self.get_queryset().get(pk=fruit.pk)).data
+        return Response({**body, "not_restored": missing})
+
+
+@extend_schema(
+    tags=["history"],
+    summary="Restore a deleted fruit (curators)",
+    request=None,
+    responses={
+        201: RevertedFruitSerializer,
+        404: OpenApiResponse(description="Not a deleted fruit (or restored already)."),
+        409: OpenApiResponse(description="Its catalog number is another fruit's now."),
+    },
+)
+class FruitRestoreView(generics.GenericAPIView):
+    """Bring a deleted fruit back under its id and catalog number, with its names, the
+    relations that still can be, and its characteristic values."""
+
+    permission_classes = [CuratorsOnly]
+    history_model = Fruit
+    serializer_class = RevertedFruitSerializer
+    filter_backends = []
+
+    def post(self, request, id):
+        try:
+            fruit, missing = fruit_restore(fruit_id=int(id))
+        except VersionNotFound:
+            raise NotFound() from None
+        except CatalogNumberHeld as held:
+            raise Conflict(held.message_dict) from None
+        queryset = WholeFruitViewSet(request=request, action="retrieve").get_queryset()
+        body = WholeFruitDetailSerializer(
+            queryset.get(pk=fruit.pk), context={"request": request}
+        ).data
+        return Response({**body, "not_restored": missing}, status=status.HTTP_201_CREATED)

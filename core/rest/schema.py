@@ -120,7 +120,9 @@ def add_error_responses(result, generator, request, public):
             for code in _error_codes(path, method, operation):
                 responses.setdefault(code, _error_response(code))
             security = operation.get("security")
-            if method == "get" and security is not None and {} not in security:
+            # A read is public unless it documents its refusals (a curators' read).
+            public_read = method == "get" and "401" not in responses
+            if public_read and security is not None and {} not in security:
                 security.append({})
     return result
 

@@ -1,0 +1,155 @@
+"""Taking changes back: revert a fruit to a version, restore a deleted fruit.
+
+Each runs in one transaction through the catalog's and identification's services, inside a door
+of its own action (`reverted`, `restored`), so what it writes is recorded as any change is.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from catalog.models import Fruit
+from catalog.services import fruit_save, fruit_update
+from core.db.locks import lock_row
+from core.history import current_door, door
+from history.versions import Version, fruit_versions
+from identification.models import Characteristic, CharacteristicState
+from identification.services import fruit_set_characteristics
+from publications.models import PublicationFruit
+
+
+class VersionNotFound(Exception):
+    """No such version of the object (or one that cannot be gone back to)."""
+
+
+class CatalogNumberHeld(ValidationError):
+    """The version's catalog number is another fruit's now."""
+
+    def __init__(self, catalog_number: int, holder_id: int):
+        super().__init__(
+            {"catalog_number": [f"Catalog number {catalog_number} is fruit {holder_id}'s now."]}
+        )
+        self.catalog_number, self.holder_id = catalog_number, holder_id
+
+
+def fruit_revert(*, fruit_id: int, version_id: str) -> tuple[Fruit, list[str]]:
+    """Make the fruit's fields, names, relations and characteristic values what they were after
+    `version_id`; images stay. Returns the fruit and what could not be restored (a relation
+    to a fruit since deleted comes back by its name; a value of a characteristic or state since
+    removed stays out).
+
+    Raises `Fruit.DoesNotExist`, `VersionNotFound`, `CatalogNumberHeld`.
+    """
+    target = next(
+        (v for v in fruit_versions(fruit_id) if v.id == version_id and v.action != "deleted"),
+        None,
+    )
+    if target is None:
+        raise VersionNotFound(version_id)
+    with transaction.atomic(), _door_as("reverted"):
+        lock_row(Fruit, fruit_id)
+        fruit = Fruit.objects.get(pk=fruit_id)
+        _check_number(target.state["catalog_number"], fruit_id)
+        relations, values, missing = _restorable(target, fruit_id)
+        fruit_update(
+            fruit=fruit,
+            name=target.state["name"],
+            type=target.state["type"],
+            catalog_number=target.state["catalog_number"],
+            names=target.state["names"],
+            relations=relations,
+        )
+        fruit_set_characteristics(fruit=fruit, records=values)
+    return fruit, missing
+
+
+def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
+    """Bring a deleted fruit back under its id and catalog number, as it was when deleted.
+
+    Raises `VersionNotFound` (never deleted, or restored already), `CatalogNumberHeld`.
+    """
+    if Fruit.objects.filter(pk=fruit_id).exists():
+        raise VersionNotFound(fruit_id)
+    versions = fruit_versions(fruit_id)
+    if not versions or versions[-1].action != "deleted":
+        raise VersionNotFound(fruit_id)
+    last = versions[-1]
+    with transaction.atomic(), _door_as("restored"):
+        _check_number(last.state["catalog_number"], fruit_id)
+        relations, values, missing = _restorable(last, fruit_id)
+        fruit = Fruit(
+            pk=fruit_id,
+            name=last.state["name"],
+            type=last.state["type"],
+            catalog_number=last.state["catalog_number"],
+        )
+        fruit_save(fruit=fruit, names=last.state["names"], relations=relations)
+        fruit_set_characteristics(fruit=fruit, records=values)
+    if last.state["images"]:
+        missing.append(f"{len(last.state['images'])} image(s): their bytes are not kept")
+    return fruit, missing
+
+
+def _door_as(action: str):
+    """A door of the action, through the door the request came in by (else a command's)."""
+    outer = current_door()
+    return door(outer.via if outer is not None else "command", action=action)
+
+
+def _check_number(number: int | None, fruit_id: int) -> None:
+    if number is None:
+        return
+    holder = Fruit.objects.filter(catalog_number=number).exclude(pk=fruit_id).first()
+    if holder is not None:
+        raise CatalogNumberHeld(number, holder.pk)
+
+
+def _restorable(version: Version, fruit_id: int) -> tuple[list[dict], list[dict], list[str]]:
+    """The version's relations and values as the services take them, and what cannot be
+    restored as it was."""
+    state, missing = version.state, []
+    others = {r["other_id"] for r in state["relations"] if r["other_id"] is not None}
+    present = set(Fruit.objects.filter(pk__in=others).values_list("pk", flat=True))
+    relations = []
+    for record in state["relations"]:
+        if record["other_id"] is not None and record["other_id"] not in present:
+            missing.append(
+                f"relation {record['kind']} {record['name']}: fruit {record['other_id']} was "
+                "deleted; kept by its name"
+            )
+            record = {**record, "other_id": None}
+        relations.append(record)
+    wanted = state["characteristics"]
+    characteristics = {
+        char.pk: char
+        for char in Characteristic.objects.filter(pk__in=[v["characteristic_id"] for v in wanted])
+    }
+    states = set(
+        CharacteristicState.objects.filter(
+            pk__in=[pk for value in wanted for pk in value["state_ids"]]
+        ).values_list("pk", flat=True)
+    )
+    linked = set(
+        PublicationFruit.objects.filter(fruit_id=fruit_id).values_list("publication_id", flat=True)
+    )
+    values = []
+    for value in wanted:
+        char = characteristics.get(value["characteristic_id"])
+        if char is None or state["type"] not in char.type_list:
+            missing.append(f"characteristic {value['code']}: removed or no longer of this type")
+            continue
+        if not set(value["state_ids"]) <= states:
+            missing.append(f"characteristic {value['code']}: a state was removed")
+            continue
+        record = {key: value[key] for key in RECORD_KEYS}
+        source = record["source_publication_id"]
+        if source is not None and source not in linked:
+            missing.append(
+                f"characteristic {value['code']}: publication {source} no longer describes "
+                "the fruit; kept without its source"
+            )
+            record |= {"source_publication_id": None, "pages": ""}
+        values.append(record)
+    return relations, values, missing
+
+
+RECORD_KEYS = ["characteristic_id", "state_ids", "source_publication_id", "pages", "note"]

@@ -54,7 +54,8 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 ## bench: thumbnails, backfill memory, hostile uploads' cost, an upload, search quality, lists and exports at a million fruits, imports
-##        (PostgreSQL), identification's quality and speed (PostgreSQL), HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
+##        (PostgreSQL), identification's quality and speed (PostgreSQL), the change feed at a million entries (PostgreSQL),
+##        HTTP throughput of bytes vs WhiteNoise and nginx (wrk), slow clients (nginx)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_thumbnails.py
 	$(BIN)/python bench/bench_backfill.py
@@ -65,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_bulk.py
 	$(BIN)/python bench/bench_identify_quality.py
 	$(BIN)/python bench/bench_identify_http.py
+	$(BIN)/python bench/bench_changes.py
 	$(BIN)/python bench/bench_http.py
 	$(BIN)/python bench/bench_slow_clients.py
 

@@ -6,6 +6,7 @@ import and action (`core.history.current_door`), and the rows written without `s
 the apps announce (`core.history.rows_written`), are recorded in one insert per model.
 """
 
+from django.conf import settings
 from django.dispatch import receiver
 from django.utils import timezone
 from simple_history.signals import pre_create_historical_record
@@ -41,6 +42,8 @@ def record_rows(sender, model, rows, action, **kwargs):
             rows, update=action == "changed", default_user=user, custom_historical_attrs=stamp(door)
         )
         return
+    if not getattr(settings, "SIMPLE_HISTORY_ENABLED", True):
+        return  # switched off, as simple-history's own receivers are
     historical = model.history.model
     tracked = historical.tracked_fields
     now = timezone.now()

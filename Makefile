@@ -64,6 +64,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_search_quality.py
 	$(BIN)/python bench/bench_scale.py
 	$(BIN)/python bench/bench_bulk.py
+	$(BIN)/python bench/bench_history.py
 	$(BIN)/python bench/bench_identify_quality.py
 	$(BIN)/python bench/bench_identify_http.py
 	$(BIN)/python bench/bench_changes.py

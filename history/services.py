@@ -4,6 +4,8 @@ Each runs in one transaction through the catalog's and identification's services
 of its own action (`reverted`, `restored`), so what it writes is recorded as any change is.
 """
 
+from dataclasses import dataclass
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -39,12 +41,7 @@ def fruit_revert(*, fruit_id: int, version_id: str) -> tuple[Fruit, list[str]]:
 
     Raises `Fruit.DoesNotExist`, `VersionNotFound`, `CatalogNumberHeld`.
     """
-    target = next(
-        (v for v in fruit_versions(fruit_id) if v.id == version_id and v.action != "deleted"),
-        None,
-    )
-    if target is None:
-        raise VersionNotFound(version_id)
+    target = _revertible(fruit_versions(fruit_id), version_id)
     with transaction.atomic(), _door_as("reverted"):
         lock_row(Fruit, fruit_id)
         fruit = Fruit.objects.get(pk=fruit_id)
@@ -60,6 +57,59 @@ def fruit_revert(*, fruit_id: int, version_id: str) -> tuple[Fruit, list[str]]:
         )
         fruit_set_characteristics(fruit=fruit, records=values)
     return fruit, missing
+
+
+# What a revert writes of a version's state (images and the card image stay).
+REVERTED = ["name", "type", "catalog_number", "names", "relations", "characteristics"]
+
+
+@dataclass
+class RevertPreview:
+    """What `fruit_revert` would do: each part it changes (`{part: {"from": now, "to": after}}`,
+    the parts of `REVERTED`), what it could not restore, and why it would be refused."""
+
+    version: Version
+    changes: dict
+    not_restored: list[str]
+    refused: CatalogNumberHeld | None
+
+
+def fruit_revert_preview(*, fruit_id: int, version_id: str) -> RevertPreview:
+    """What reverting the fruit to `version_id` would change, writing nothing: the fruit now (its
+    latest version) against what the revert would make of it.
+
+    Raises `Fruit.DoesNotExist`, `VersionNotFound`.
+    """
+    versions = fruit_versions(fruit_id)
+    target = _revertible(versions, version_id)
+    if not Fruit.objects.filter(pk=fruit_id).exists():
+        raise Fruit.DoesNotExist
+    try:
+        _check_number(target.state["catalog_number"], fruit_id)
+        refused = None
+    except CatalogNumberHeld as error:
+        refused = error
+    relations, values, missing = _restorable(target, fruit_id)
+    codes = {value["characteristic_id"]: value["code"] for value in target.state["characteristics"]}
+    after = {
+        **{part: target.state[part] for part in REVERTED},
+        "relations": relations,
+        "characteristics": [
+            {
+                "characteristic_id": record["characteristic_id"],
+                "code": codes[record["characteristic_id"]],
+                **record,
+            }
+            for record in values
+        ],
+    }
+    now = versions[-1].state
+    changes = {
+        part: {"from": now.get(part), "to": after[part]}
+        for part in REVERTED
+        if now.get(part) != after[part]
+    }
+    return RevertPreview(version=target, changes=changes, not_restored=missing, refused=refused)
 
 
 def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
@@ -87,6 +137,14 @@ def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
     if last.state["images"]:
         missing.append(f"{len(last.state['images'])} image(s): their bytes are not kept")
     return fruit, missing
+
+
+def _revertible(versions: list[Version], version_id: str) -> Version:
+    """The version a revert can go back to (not a deletion), else `VersionNotFound`."""
+    target = next((v for v in versions if v.id == version_id and v.action != "deleted"), None)
+    if target is None:
+        raise VersionNotFound(version_id)
+    return target
 
 
 def _door_as(action: str):

@@ -5,7 +5,6 @@ Readable by curators only (the `change_` permission of the model): a version nam
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers
 from rest_framework.exceptions import NotFound
@@ -14,7 +13,7 @@ from catalog.models import Fruit, ImportBatch
 from core.rest.pagination import PageNumberPagination
 from core.rest.schema import error_response
 from history.models import Action, Via
-from history.versions import fruit_versions, publication_versions
+from history.versions import deleted_fruits, fruit_versions, publication_versions
 from publications.models import Publication
 
 
@@ -149,15 +148,7 @@ class DeletedFruitListView(generics.ListAPIView):
     pagination_class = ListPagination
 
     def get_queryset(self):
-        rows = Fruit.history.model.objects
-        later = rows.filter(id=OuterRef("id"), history_id__gt=OuterRef("history_id"))
-        return (
-            rows.filter(history_type="-")
-            .exclude(Exists(later))
-            .exclude(id__in=Fruit.objects.values("pk"))
-            .select_related("history_user")
-            .order_by("-history_date", "-history_id")
-        )
+        return deleted_fruits()
 
 
 class ImportBatchSerializer(serializers.ModelSerializer):

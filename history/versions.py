@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation
 from identification.models import Characteristic, FruitCharacteristic, FruitCharacteristicState
@@ -71,6 +72,20 @@ def publication_versions(publication_id: int) -> list[Version]:
         ("citations", _rows(PublicationFruit, publication_id=publication_id)),
     ]
     return _replay(parts, _publication_state, root="publication")
+
+
+def deleted_fruits():
+    """The historical rows of fruits deleted and not restored (each one's deletion, with its
+    user), the latest deletion first: the fruits that can be restored."""
+    rows = Fruit.history.model.objects
+    later = rows.filter(id=OuterRef("id"), history_id__gt=OuterRef("history_id"))
+    return (
+        rows.filter(history_type="-")
+        .exclude(Exists(later))
+        .exclude(id__in=Fruit.objects.values("pk"))
+        .select_related("history_user")
+        .order_by("-history_date", "-history_id")
+    )
 
 
 def _replay(parts, state_of, *, root: str) -> list[Version]:

@@ -2,9 +2,11 @@
 
 The apps below say what they write through their signals (`connect`): the catalog's
 `fruit_written`, publications' `publication_written`, identification's `characteristic_written`
-and `fruit_values_written`, blobs' `image_deleted`, and Django's `post_save` of the two image
-models (every door saves an image through `save()`; a deletion is announced instead, because a
-`post_delete` receiver would make every cascade load the images' bytes). A fruit's names,
+and `fruit_values_written`, blobs' `image_deleted`, Django's `post_save` of the two image models
+(every door saves an image through `save()`; a deletion is announced instead, because a
+`post_delete` receiver would make every cascade load the images' bytes), and the relations the
+catalog rewrites without saving their fruit (`core.history.rows_written`: linked by name to a
+new fruit, or given back the name of a deleted one). A fruit's names,
 relations, characteristic values, images, card image and citations are the fruit's own data: a
 change of any of them is the fruit `changed`; a publication's cover, citations, PDFs and fruit
 images are the publication's.
@@ -76,6 +78,14 @@ def fruit_written(sender, *, fruit, previous_type, deleted, **kwargs):
     record(Kind.FRUIT, fruit.pk, action)
 
 
+def relations_written(sender, *, rows, **kwargs):
+    """Relations written without a save of the fruit holding them (linked to a fruit that
+    took the name they give, or given back the name of a fruit deleted): their fruits
+    changed."""
+    for row in rows:
+        record(Kind.FRUIT, row.fruit_id, Action.CHANGED)
+
+
 def fruit_values_written(sender, *, fruit_ids, **kwargs):
     """Fruits' characteristic values written."""
     for fruit_id in fruit_ids:
@@ -126,7 +136,8 @@ def connect() -> None:
     """Connect the receivers (the app's `ready()`)."""
     from blobs.signals import image_deleted
     from catalog import signals as catalog_signals
-    from catalog.models import Fruit, FruitImage
+    from catalog.models import Fruit, FruitImage, FruitRelation
+    from core.history import rows_written
     from identification import signals as identification_signals
     from identification.models import Characteristic, FruitCharacteristic
     from publications import signals as publications_signals
@@ -134,6 +145,7 @@ def connect() -> None:
 
     uid = "changes-feed-"
     catalog_signals.fruit_written.connect(fruit_written, sender=Fruit, dispatch_uid=uid + "fruit")
+    rows_written.connect(relations_written, sender=FruitRelation, dispatch_uid=uid + "relations")
     identification_signals.fruit_values_written.connect(
         fruit_values_written, sender=FruitCharacteristic, dispatch_uid=uid + "values"
     )

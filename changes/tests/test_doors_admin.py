@@ -125,6 +125,31 @@ def test_images_deleted_in_the_image_admin_change_their_fruits_once_each(feed, a
     ]
 
 
+def test_relations_linked_by_the_admin_action_change_the_fruits_holding_them(
+    feed, admin_client, curator_client
+):
+    fruit_create(name="Golden Delicious", type="apple")
+    # Given by name while its variety was already catalogued: nothing links it yet.
+    elstar = curator_client.post(
+        "/api/v1/fruits",
+        {
+            "name": "Elstar",
+            "type": "apple",
+            "relations": [{"kind": "mother", "name": "golden delicious"}],
+        },
+        format="json",
+    ).json()
+    start = feed.mark()
+
+    response = admin_client.post(
+        reverse("admin:catalog_fruit_changelist"),
+        {"action": "link_relations_by_name", "_selected_action": [elstar["id"]]},
+    )
+
+    assert response.status_code == 302
+    assert feed.entries(after=start) == [("fruit", elstar["id"], "changed")]
+
+
 # --- publications ----------------------------------------------------------------------------
 
 

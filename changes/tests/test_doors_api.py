@@ -97,6 +97,46 @@ def test_deleting_a_fruit_is_a_deleted_entry(feed, curator_client, add_image):
     assert feed.entries(after=start) == [("fruit", fruit.pk, "deleted")]
 
 
+def test_a_fruit_created_under_a_name_others_relations_give_changes_them_too(feed, curator_client):
+    elstar = curator_client.post(
+        FRUITS,
+        {"name": "Elstar", "type": "apple", "relations": [{"kind": "mother", "name": "Golden"}]},
+        format="json",
+    ).json()
+    start = feed.mark()
+
+    golden = curator_client.post(FRUITS, {"name": "Golden", "type": "apple"}, format="json")
+
+    assert golden.status_code == 201, golden.content
+    relations = curator_client.get(f"{FRUITS}/{elstar['id']}").json()["relations"]
+    assert relations[0]["fruit"]["id"] == golden.json()["id"]  # linked by its name
+    assert sorted(feed.entries(after=start)) == sorted(
+        [("fruit", elstar["id"], "changed"), ("fruit", golden.json()["id"], "created")]
+    )
+
+
+def test_deleting_a_fruit_others_relate_to_changes_them_too(feed, curator_client):
+    golden = fruit_create(name="Golden", type="apple")
+    elstar = curator_client.post(
+        FRUITS,
+        {
+            "name": "Elstar",
+            "type": "apple",
+            "relations": [{"kind": "mother", "fruit_id": golden.pk}],
+        },
+        format="json",
+    ).json()
+    golden_id = golden.pk
+    start = feed.mark()
+
+    assert curator_client.delete(f"{FRUITS}/{golden_id}").status_code == 204
+
+    # Elstar keeps its relation by Golden's name now: its detail changed.
+    assert sorted(feed.entries(after=start)) == sorted(
+        [("fruit", elstar["id"], "changed"), ("fruit", golden_id, "deleted")]
+    )
+
+
 def test_a_refused_write_leaves_no_entry(feed, curator_client):
     fruit = fruit_create(name="Topaz", type="apple", catalog_number=5)
     fruit_create(name="Elstar", type="apple", catalog_number=6)

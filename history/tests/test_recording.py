@@ -148,3 +148,12 @@ def test_a_write_with_history_costs_a_bounded_number_of_queries(
             f"{FRUITS}/{fruit.pk}", {"names": [{"name": "Topas"}]}, format="json"
         )
     assert response.status_code == 200
+
+
+def test_a_command_is_one_door_each_fruit_one_version(tmp_path):
+    call_command("load_demo_data", stdout=io.StringIO())
+    fruit = Fruit.objects.order_by("pk").first()
+    from history.versions import fruit_versions
+
+    (version,) = fruit_versions(fruit.pk)
+    assert (version.via, version.user, version.action) == ("command", None, "created")

@@ -31,6 +31,7 @@ from blobs.uploads import (
     store_image_unless_duplicate,
 )
 from catalog.models import Fruit, FruitImage
+from core.history import door
 
 FILE_NAME = re.compile(
     r"^(?P<number>\d{1,10})(?:[-_](?P<suffix>[^/]*))?\.(jpe?g|png|gif|webp)$", re.I
@@ -74,6 +75,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        with door("command"):  # the images it adds are one revision of each fruit
+            self.add_images(options)
+
+    def add_images(self, options):
         source, dry_run = options["source"], options["dry_run"]
         counts = {"added": 0, "skipped": 0, "failed": 0}
         self.fruits: dict[int, Fruit | None] = {}  # by catalog number, looked up once

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from catalog.demo import load_demo_fruits, load_demo_relations
+from core.history import door
 from identification.demo import load_demo_characteristics
 from publications.demo import load_demo_publications
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         verbose = options["verbosity"] > 1
-        with transaction.atomic():
+        with transaction.atomic(), door("command"):
             fruits_created, fruits_present = load_demo_fruits(self.stdout if verbose else None)
             related = load_demo_relations()
             # Before the characteristics: their sources must be publications linking the fruit.

@@ -15,6 +15,7 @@ from history.api import (
     DeletedFruitListView,
     FruitHistoryView,
     ImportBatchListView,
+    ImportUndoView,
     PublicationHistoryView,
 )
 from identification.views import CharacteristicViewSet, IdentifyView
@@ -165,5 +166,6 @@ urlpatterns = [
         "deleted-fruit-restore",
     ),
     route("imports", ImportBatchListView.as_view(), "import-batch-list"),
+    route(rf"imports/(?P<id>{ID_PATTERN})/undo", ImportUndoView.as_view(), "import-batch-undo"),
     *router.urls,
 ]

@@ -1,18 +1,21 @@
-"""The history's API: a fruit's and a publication's versions, deleted fruits, import batches.
+"""The history's API: a fruit's and a publication's versions, deleted fruits, import batches
+and their undo.
 
 Readable by curators only (the `change_` permission of the model): a version names its user.
 """
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import generics, permissions, serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
 
 from catalog.models import Fruit, ImportBatch
 from core.rest.pagination import PageNumberPagination
 from core.rest.schema import error_response
 from history.models import Action, Via
+from history.undo import AlreadyUndone, UndoConflict, import_undo
 from history.versions import deleted_fruits, fruit_versions, publication_versions
 from publications.models import Publication
 
@@ -186,3 +189,112 @@ class ImportBatchListView(generics.ListAPIView):
 
     def get_queryset(self):
         return ImportBatch.objects.select_related("user").order_by("-pk")
+
+
+class ImportUndoParameters(serializers.Serializer):
+    """The undo's query parameters."""
+
+    force = serializers.BooleanField(
+        default=False,
+        help_text=(
+            "Undo the fruits that can be undone and leave as they are those changed since the "
+            "import (a 409 otherwise)."
+        ),
+    )
+
+
+class ImportUndoSerializer(serializers.Serializer):
+    """What undoing an import did."""
+
+    batch = serializers.IntegerField(source="batch.pk", help_text="The import undone.")
+    undone_at = serializers.DateTimeField(source="batch.undone_at")
+    deleted = serializers.SerializerMethodField(
+        help_text="Fruits the import created, now deleted (listed in `/deleted-fruits`)."
+    )
+    reverted = serializers.SerializerMethodField(
+        help_text="Fruits the import changed, now as they were before it."
+    )
+    left = serializers.SerializerMethodField(
+        help_text="Fruits changed since the import, left as they are (`force=true` only)."
+    )
+    conflicts = serializers.ListField(
+        source="left",
+        child=serializers.IntegerField(),
+        help_text="The ids of the fruits left as they are.",
+    )
+    not_restored = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What of a fruit put back could not come back as it was.",
+    )
+
+    def get_deleted(self, report) -> int:
+        return len(report.deleted)
+
+    def get_reverted(self, report) -> int:
+        return len(report.reverted)
+
+    def get_left(self, report) -> int:
+        return len(report.left)
+
+
+class UndoConflictSerializer(serializers.Serializer):
+    """A refused undo: why, and the fruits changed since the import."""
+
+    detail = serializers.CharField()
+    conflicts = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The fruits changed since the import (empty when it was undone already).",
+    )
+
+
+@extend_schema(
+    tags=["history"],
+    summary="Undo an import (curators)",
+    request=None,
+    parameters=[ImportUndoParameters],
+    responses={
+        200: ImportUndoSerializer,
+        404: error_response("No such import."),
+        409: OpenApiResponse(
+            UndoConflictSerializer,
+            description=(
+                "Undone already, or fruits the import touched were changed since (listed in "
+                "`conflicts`; `force=true` leaves them): nothing was changed."
+            ),
+        ),
+        **CURATORS_READ,
+    },
+)
+class ImportUndoView(generics.GenericAPIView):
+    """Undo an applied import in one transaction: the fruits it created are deleted (and can be
+    restored from the deleted fruits), the fields, names, relations and characteristic values
+    it changed go back to what they were before it."""
+
+    permission_classes = [CuratorsOnly]
+    history_model = Fruit
+    serializer_class = ImportUndoSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        return ImportBatch.objects.none()
+
+    def post(self, request, id):
+        parameters = ImportUndoParameters(data=request.query_params)
+        parameters.is_valid(raise_exception=True)
+        try:
+            report = import_undo(batch_id=int(id), force=parameters.validated_data["force"])
+        except ImportBatch.DoesNotExist:
+            raise NotFound() from None
+        except AlreadyUndone:
+            return self.conflict("The import was undone already.", [])
+        except UndoConflict as conflict:
+            return self.conflict(
+                f"{len(conflict.fruit_ids)} fruit(s) the import touched were changed since; "
+                "nothing was undone. Undo the rest with force=true.",
+                conflict.fruit_ids,
+            )
+        return Response(self.get_serializer(report).data)
+
+    def conflict(self, detail: str, fruit_ids: list[int]) -> Response:
+        body = {"detail": detail, "conflicts": fruit_ids}
+        return Response(body, status=status.HTTP_409_CONFLICT)

@@ -7,6 +7,7 @@ the object's historical rows in order, so a version says the whole list of names
 after, not the rows written.
 """
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -40,29 +41,56 @@ def _rows(model, **filters) -> list:
     return list(model.history.filter(**filters).order_by("history_date", "history_id"))
 
 
+# Fruits whose historical rows one query reads (`fruits_versions`): well within every database's
+# limit of parameters.
+FRUITS_PER_QUERY = 500
+
+
 def fruit_versions(fruit_id: int) -> list[Version]:
     """The fruit's versions, oldest first (one query per historical table and one for users)."""
-    values = _rows(FruitCharacteristic, fruit_id=fruit_id)
-    parts = [
-        ("fruit", _rows(Fruit, id=fruit_id)),
-        ("names", _rows(FruitName, fruit_id=fruit_id)),
-        ("relations", _rows(FruitRelation, fruit_id=fruit_id)),
-        ("images", _rows(FruitImage, fruit_id=fruit_id)),
-        ("characteristics", values),
-        (
-            "states",
-            _rows(
-                FruitCharacteristicState,
-                fruit_characteristic_id__in={row.id for row in values},
-            ),
-        ),
+    return fruits_versions([fruit_id]).get(fruit_id, [])
+
+
+def fruits_versions(fruit_ids) -> dict[int, list[Version]]:
+    """Several fruits' versions, oldest first, by fruit id (a fruit without any is left out):
+    a query per historical table for every `FRUITS_PER_QUERY` fruits, and one for the
+    characteristics' codes and one for the users however many fruits."""
+    ids = sorted(set(fruit_ids))
+    tables = [
+        ("fruit", Fruit, "id"),
+        ("names", FruitName, "fruit_id"),
+        ("relations", FruitRelation, "fruit_id"),
+        ("images", FruitImage, "fruit_id"),
+        ("characteristics", FruitCharacteristic, "fruit_id"),
     ]
+    found = {kind: defaultdict(list) for kind, _, _ in [*tables, ("states", None, None)]}
+    for start in range(0, len(ids), FRUITS_PER_QUERY):
+        chunk = ids[start : start + FRUITS_PER_QUERY]
+        for kind, model, key in tables:
+            for row in _rows(model, **{f"{key}__in": chunk}):
+                found[kind][getattr(row, key)].append(row)
+        values = FruitCharacteristic.history.filter(fruit_id__in=chunk).values("id")
+        holder = {row.id: pk for pk in chunk for row in found["characteristics"].get(pk, [])}
+        for row in _rows(FruitCharacteristicState, fruit_characteristic_id__in=values):
+            found["states"][holder[row.fruit_characteristic_id]].append(row)
     codes = dict(
-        Characteristic.objects.filter(pk__in={row.characteristic_id for row in values}).values_list(
-            "pk", "code"
-        )
+        Characteristic.objects.filter(
+            pk__in={
+                row.characteristic_id for rows in found["characteristics"].values() for row in rows
+            }
+        ).values_list("pk", "code")
     )
-    return _replay(parts, lambda rows: _fruit_state(rows, codes), root="fruit")
+    users = _usernames(row for kind in found.values() for rows in kind.values() for row in rows)
+    return {
+        fruit_id: _replay(
+            [(kind, found[kind].get(fruit_id, [])) for kind in found],
+            lambda rows: _fruit_state(rows, codes),
+            root="fruit",
+            users=users,
+        )
+        for fruit_id in ids
+        if any(fruit_id in found[kind] for kind in found)
+    }
 
 
 def publication_versions(publication_id: int) -> list[Version]:
@@ -88,9 +116,9 @@ def deleted_fruits():
     )
 
 
-def _replay(parts, state_of, *, root: str) -> list[Version]:
+def _replay(parts, state_of, *, root: str, users: dict | None = None) -> list[Version]:
     """Apply the rows revision by revision (in the order their first row was written) and
-    compare each state with the one before."""
+    compare each state with the one before (`users`: the usernames by id, read when None)."""
     events = sorted(
         ((row.history_date, kind, row.history_id, row) for kind, rows in parts for row in rows),
         key=lambda event: (event[0], event[2]),
@@ -101,7 +129,8 @@ def _replay(parts, state_of, *, root: str) -> list[Version]:
             order.append(row.revision)
             groups[row.revision] = []
         groups[row.revision].append((kind, row))
-    users = _usernames(row for _, _, _, row in events)
+    if users is None:
+        users = _usernames(row for _, _, _, row in events)
     live = {kind: {} for kind, _ in parts}
     versions, before = [], state_of(live)
     for revision in order:

@@ -2,10 +2,12 @@
 with a preview; "Recover deleted fruits".
 
 The catalog and the publications know nothing of history, which sits above them. So this module
-registers their ModelAdmins again as subclasses that add these pages (`AdminSite.unregister`
-and `register`, the admin's public API): the admin's autodiscovery imports it after theirs,
-since `INSTALLED_APPS` lists history after them. Every page is for users who may change the
-model (curators), as the API's history is: a version names its user.
+registers the fruit's and the publication's admins again, each as a subclass of the admin
+registered now with these pages mixed in (`register_with`: `AdminSite.get_model_admin`,
+`unregister` and `register`, the admin's public API). The admin's autodiscovery imports it after
+the apps below (`INSTALLED_APPS` lists history after them), so it extends their admins as
+identification extends the catalog's. Every page is for users who may change the model
+(curators), as the API's history is: a version names its user.
 """
 
 from django.contrib import admin, messages
@@ -19,7 +21,6 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.text import capfirst
 
-from catalog.admin import FruitAdmin
 from catalog.models import Fruit, ImportBatch
 from history.display import LABELS, VIA, Reader
 from history.models import Action
@@ -32,7 +33,6 @@ from history.services import (
     fruit_revert_preview,
 )
 from history.versions import Version, deleted_fruits, fruit_versions, publication_versions
-from publications.admin import PublicationAdmin
 from publications.models import Publication
 
 VERSIONS_PER_PAGE = 50
@@ -137,7 +137,7 @@ class VersionsAdminMixin:
         )
 
 
-class FruitVersionsAdmin(VersionsAdminMixin, FruitAdmin):
+class FruitVersionsMixin(VersionsAdminMixin):
     """Fruits, with their versions, a revert to any of them and the recovery of deleted ones."""
 
     change_list_template = "history/admin/fruit_change_list.html"
@@ -171,10 +171,12 @@ class FruitVersionsAdmin(VersionsAdminMixin, FruitAdmin):
         ]
 
     def changelist_view(self, request, extra_context=None):
-        can_recover = self.has_change_permission(request)
-        return super().changelist_view(
-            request, {**(extra_context or {}), "can_recover": can_recover}
-        )
+        context = {
+            "can_recover": self.has_change_permission(request),
+            # The list this one adds its link to: the one the admin below would show.
+            "history_base_template": super().change_list_template or "admin/change_list.html",
+        }
+        return super().changelist_view(request, {**(extra_context or {}), **context})
 
     def revert_view(self, request, fruit_id, version_id):
         """What reverting the fruit to the version changes (GET); the revert itself (POST)."""
@@ -286,7 +288,7 @@ class FruitVersionsAdmin(VersionsAdminMixin, FruitAdmin):
         return TemplateResponse(request, "history/admin/recover.html", context, status=status)
 
 
-class PublicationVersionsAdmin(VersionsAdminMixin, PublicationAdmin):
+class PublicationVersionsMixin(VersionsAdminMixin):
     """Publications, with their versions."""
 
     def versions(self, pk):
@@ -304,7 +306,14 @@ def _refusal(held: CatalogNumberHeld, outcome: str = "Refused, nothing changed")
     )
 
 
-admin.site.unregister(Fruit)
-admin.site.register(Fruit, FruitVersionsAdmin)
-admin.site.unregister(Publication)
-admin.site.register(Publication, PublicationVersionsAdmin)
+def register_with(model, mixin) -> None:
+    """Register `model`'s admin again as the one registered now with `mixin` over it (an app
+    below may have extended the model's own already, as identification does the catalog's)."""
+    base = type(admin.site.get_model_admin(model))
+    admin.site.unregister(model)
+    name = mixin.__name__.removesuffix("Mixin") + "Admin"
+    admin.site.register(model, type(name, (mixin, base), {"__module__": __name__}))
+
+
+register_with(Fruit, FruitVersionsMixin)
+register_with(Publication, PublicationVersionsMixin)

@@ -80,7 +80,9 @@ def test_without_a_database_every_route_answers_a_quick_json_503(server, silent_
     elapsed = time.monotonic() - started
     # path status content-type retry-after, per route, then the log lines it wrote
     assert out == "ok", out
-    assert elapsed < 30
+    # Each route's own bound is checked in the script (the connect timeout and a margin); this
+    # one only catches a hang, with room for starting Django on a busy machine.
+    assert elapsed < 60
 
 
 @pytest.mark.django_db

@@ -751,3 +751,31 @@ class FruitImage(ThumbnailedImage):
 
     def get_thumbnail_path(self):
         return reverse("fruit-image-thumbnail", kwargs={"id": self.fruit_id, "imageId": self.pk})
+
+
+class KeptFruitImage(ThumbnailedImage):
+    """An image of a deleted fruit, kept whole (bytes, thumbnail, details, card choice) so that
+    restoring the fruit brings it back under its own id, until `manage.py purge_deleted`
+    removes it.
+
+    A table of its own rather than a flag on `FruitImage`: nothing that reads the fruits'
+    images (their lists and byte views, the card grid, the exports, the admin, the thumbnail
+    backfill) can come upon it. Rows are moved in and out inside the database
+    (`catalog.services.fruit_delete`, `fruit_images_restore`), bytes never read into Python;
+    never saved through the ORM, never served.
+    """
+
+    id = models.BigIntegerField(primary_key=True, help_text="The image's own id.")
+    fruit_id = models.BigIntegerField(db_index=True, help_text="The deleted fruit's id.")
+    is_card_image = models.BooleanField(default=False)
+    kept_at = models.DateTimeField(db_index=True)
+
+    objects = models.Manager()
+
+    class Meta:
+        ordering = ["pk"]
+        # Nobody edits one: restores and purges move them, no admin shows them.
+        default_permissions = ()
+
+    def __str__(self):
+        return f"Image {self.pk} of deleted fruit {self.fruit_id}"

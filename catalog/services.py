@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, QuerySet
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from catalog.models import (
@@ -18,11 +19,13 @@ from catalog.models import (
     FruitName,
     FruitRelation,
     FruitSpelling,
+    KeptFruitImage,
     NameKind,
     add_spellings,
 )
 from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
+from core.db.copies import insert_select
 from core.db.locks import lock_row
 from core.db.search import fold, name_key
 from core.history import announce
@@ -534,7 +537,8 @@ def fruit_set_card_image(*, fruit: Fruit, image_id: int | None) -> None:
 
 @transaction.atomic
 def fruit_delete(*, fruit: Fruit) -> None:
-    """Delete a fruit with its other names and images.
+    """Delete a fruit with its other names and images; its images are kept, bytes and all, for
+    its restore (`KeptFruitImage`, `fruit_images_restore`).
 
     The fruit is locked first, as every write of it does, so a concurrent update waits and then
     finds it gone, and a concurrent link waits and then finds it gone, or blocks the delete with
@@ -550,7 +554,29 @@ def fruit_delete(*, fruit: Fruit) -> None:
     fruit_written.send(
         sender=Fruit, fruit=fruit, previous_type=fruit.type, renumbered=False, deleted=True
     )
+    images = FruitImage.objects.filter(fruit=fruit)
+    insert_select(KeptFruitImage, images, {**_kept_columns(), "kept_at": Now()})
     # The images first, without their bytes: the history records each deleted image, and the
     # deletion collector would otherwise load the bytes of every image it hands to it.
-    FruitImage.objects.filter(fruit=fruit).without_blobs().delete()
+    images.without_blobs().delete()
     fruit.delete()
+
+
+def _kept_columns() -> dict[str, str]:
+    """Every column of a fruit's image, each kept in the kept image's column of that name."""
+    return {field.attname: field.attname for field in FruitImage._meta.concrete_fields}
+
+
+def fruit_images_restore(*, fruit_id: int) -> list[int]:
+    """Give a deleted fruit just saved again its kept images, under their own ids, bytes,
+    details and card choice as they were; returns their ids.
+
+    Call it in the transaction that restores the fruit. The rows move inside the database, and
+    the history records them as created again (without their bytes).
+    """
+    kept = KeptFruitImage.objects.filter(fruit_id=fruit_id)
+    insert_select(FruitImage, kept, _kept_columns())
+    kept.delete()
+    restored = list(FruitImage.objects.filter(fruit_id=fruit_id).without_blobs().order_by("pk"))
+    announce(FruitImage, restored, "created")
+    return [image.pk for image in restored]

@@ -277,6 +277,9 @@ FRUITCATALOG_EXPORT_SECONDS = env.int("FRUITCATALOG_EXPORT_SECONDS", default=50)
 FRUITCATALOG_BACKFILL_SECONDS = env.int("FRUITCATALOG_BACKFILL_SECONDS", default=10)
 # The change feed keeps its entries this many days; `manage.py prune_changes` deletes older ones.
 FRUITCATALOG_CHANGES_RETENTION_DAYS = env.int("FRUITCATALOG_CHANGES_RETENTION_DAYS", default=365)
+# A deleted fruit's images are kept this many days for its restore; `manage.py purge_deleted`
+# then deletes them, and the fruit can no longer be restored (0: the next purge takes them all).
+FRUITCATALOG_DELETED_RETENTION_DAYS = env.int("FRUITCATALOG_DELETED_RETENTION_DAYS", default=30)
 # Entries per answer of the change feed: at most 1,000 is the API's promise (tests set fewer).
 FRUITCATALOG_CHANGES_PAGE_SIZE = 1000
 # Image and PDF bytes need no caching setting: a URL with the bytes' version is cached for good,

@@ -42,6 +42,18 @@ class Action(models.TextChoices):
     REVERTED = "reverted"
 
 
+class PurgedFruit(models.Model):
+    """A deleted fruit purged (`manage.py purge_deleted`): its kept images are gone, and it can
+    no longer be restored nor is it listed as deleted. Its history stays readable."""
+
+    fruit_id = models.BigIntegerField(primary_key=True)
+    deleted_at = models.DateTimeField(help_text="When it was deleted, the last time.")
+    purged_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"fruit {self.fruit_id}, purged"
+
+
 class Recorded(models.Model):
     """What each historical row holds besides simple-history's own columns."""
 

@@ -10,9 +10,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from catalog.models import Fruit
-from catalog.services import fruit_save, fruit_update
+from catalog.services import fruit_images_restore, fruit_save, fruit_update
 from core.db.locks import lock_row
 from core.history import current_door, door
+from history.models import PurgedFruit
+from history.purging import lock_deleted_fruits
 from history.versions import Version, fruit_versions
 from identification.models import Characteristic, CharacteristicState
 from identification.services import fruit_set_characteristics
@@ -113,9 +115,10 @@ def fruit_revert_preview(*, fruit_id: int, version_id: str) -> RevertPreview:
 
 
 def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
-    """Bring a deleted fruit back under its id and catalog number, as it was when deleted.
+    """Bring a deleted fruit back under its id and catalog number, as it was when deleted, its
+    kept images (`catalog.services.fruit_images_restore`) and card image included.
 
-    Raises `VersionNotFound` (never deleted, or restored already), `CatalogNumberHeld`.
+    Raises `VersionNotFound` (never deleted, restored already, or purged), `CatalogNumberHeld`.
     """
     if Fruit.objects.filter(pk=fruit_id).exists():
         raise VersionNotFound(fruit_id)
@@ -124,6 +127,10 @@ def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
         raise VersionNotFound(fruit_id)
     last = versions[-1]
     with transaction.atomic(), _door_as("restored"):
+        lock_deleted_fruits()
+        back = Fruit.objects.filter(pk=fruit_id).exists()
+        if back or PurgedFruit.objects.filter(fruit_id=fruit_id).exists():
+            raise VersionNotFound(fruit_id)
         _check_number(last.state["catalog_number"], fruit_id)
         relations, values, missing = _restorable(last, fruit_id)
         fruit = Fruit(
@@ -134,8 +141,10 @@ def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
         )
         fruit_save(fruit=fruit, names=last.state["names"], relations=relations)
         fruit_set_characteristics(fruit=fruit, records=values)
-    if last.state["images"]:
-        missing.append(f"{len(last.state['images'])} image(s): their bytes are not kept")
+        restored = set(fruit_images_restore(fruit_id=fruit_id))
+    lost = [image for image in last.state["images"] if image["id"] not in restored]
+    if lost:
+        missing.append(f"{len(lost)} image(s): their bytes were not kept")
     return fruit, missing
 
 

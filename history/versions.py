@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation
+from history.models import PurgedFruit
 from identification.models import Characteristic, FruitCharacteristic, FruitCharacteristicState
 from publications.models import Publication, PublicationFruit
 
@@ -103,14 +104,15 @@ def publication_versions(publication_id: int) -> list[Version]:
 
 
 def deleted_fruits():
-    """The historical rows of fruits deleted and not restored (each one's deletion, with its
-    user), the latest deletion first: the fruits that can be restored."""
+    """The historical rows of fruits deleted and neither restored nor purged (each one's
+    deletion, with its user), the latest deletion first: the fruits that can be restored."""
     rows = Fruit.history.model.objects
     later = rows.filter(id=OuterRef("id"), history_id__gt=OuterRef("history_id"))
     return (
         rows.filter(history_type="-")
         .exclude(Exists(later))
         .exclude(id__in=Fruit.objects.values("pk"))
+        .exclude(id__in=PurgedFruit.objects.values("fruit_id"))
         .select_related("history_user")
         .order_by("-history_date", "-history_id")
     )

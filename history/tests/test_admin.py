@@ -5,11 +5,12 @@ import re
 from html import unescape
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 
-from catalog.models import Fruit
+from catalog.models import Fruit, ImportBatch
 from history.versions import fruit_versions
 from publications.models import Publication
 
@@ -38,8 +39,11 @@ def create(api, **fields):
 
 def text(response) -> str:
     """The page's text, tags dropped, spaces collapsed."""
-    body = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return re.sub(r"\s+", " ", unescape(body))
+    return text_of(response.content.decode())
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
 
 
 def history_url(pk):
@@ -87,9 +91,12 @@ def test_a_change_an_import_made_names_the_import(desk, curator_client):
     assert response.status_code == 200, response.content
     fruit = Fruit.objects.get(catalog_number=5)
 
-    page = text(desk.get(history_url(fruit.pk)))
+    page = desk.get(history_url(fruit.pk)).content.decode()
 
-    assert f"By curator, through import {fruit_versions(fruit.pk)[0].batch}." in page
+    batch = fruit_versions(fruit.pk)[0].batch
+    assert f"By curator, through import {batch}" in text_of(page)
+    if admin.site.is_registered(ImportBatch):  # the import's page, where it can be undone
+        assert reverse("admin:catalog_importbatch_change", args=[batch]) in page
 
 
 def test_a_long_history_is_paged(desk, curator_client):

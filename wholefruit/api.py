@@ -149,13 +149,17 @@ class WholeFruitViewSet(FruitViewSet):
     request=None,
     responses={
         201: RevertedFruitSerializer,
-        404: OpenApiResponse(description="Not a deleted fruit (or restored already)."),
+        404: OpenApiResponse(
+            description="Not a deleted fruit (or restored already, or purged: "
+            "`manage.py purge_deleted`)."
+        ),
         409: OpenApiResponse(description="Its catalog number is another fruit's now."),
     },
 )
 class FruitRestoreView(generics.GenericAPIView):
     """Bring a deleted fruit back under its id and catalog number, with its names, the
-    relations that still can be, and its characteristic values."""
+    relations that still can be, its characteristic values, and its images (kept for
+    `FRUITCATALOG_DELETED_RETENTION_DAYS`, 30 by default) under their ids with its card image."""
 
     permission_classes = [CuratorsOnly]
     history_model = Fruit

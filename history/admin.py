@@ -269,12 +269,9 @@ class FruitVersionsMixin(VersionsAdminMixin):
                 for text in missing:
                     self.message_user(request, f"Not restored as it was: {text}.", messages.WARNING)
                 return redirect(f"{self.admin_site.name}:catalog_fruit_change", fruit.pk)
-        if Fruit.objects.filter(pk=fruit_id).exists():
-            raise Http404
-        versions = fruit_versions(fruit_id)
-        if not versions or versions[-1].action != "deleted":
-            raise Http404
-        deletion = versions[-1]
+        if not deleted_fruits().filter(id=fruit_id).exists():
+            raise Http404  # never deleted, recovered already or purged
+        deletion = fruit_versions(fruit_id)[-1]
         state = deletion.state
         context = self._context(
             request,

@@ -2,6 +2,7 @@
 through the pages with Django's test client."""
 
 import re
+from datetime import timedelta
 from html import unescape
 
 import pytest
@@ -9,8 +10,11 @@ from django.contrib import admin
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from catalog.models import Fruit, ImportBatch
+from catalog.models import Fruit, FruitImage, ImportBatch
+from core.testing.admin_pages import png_upload
+from history.purging import purge_deleted
 from history.versions import fruit_versions
 from publications.models import Publication
 
@@ -286,3 +290,27 @@ def test_without_change_fruit_the_pages_are_forbidden(client, curator_client):
     changelist = client.get(CHANGELIST)
     assert changelist.status_code == 200
     assert "Recover deleted fruits" not in changelist.content.decode()
+
+
+def test_a_purged_fruit_is_no_longer_offered(desk, curator_client):
+    pk = create(curator_client, name="Topaz")
+    curator_client.delete(f"{FRUITS}/{pk}")
+    purge_deleted(before=timezone.now() + timedelta(seconds=1))
+    recover = reverse("admin:catalog_fruit_recover", args=[pk])
+
+    assert "No deleted fruit is waiting" in text(desk.get(DELETED))
+    assert desk.get(recover).status_code == 404
+    assert any("not a deleted fruit" in m for m in messages_of(desk.post(recover, follow=True)))
+
+
+def test_a_recovered_fruit_has_its_images_back(desk, curator_client, png_bytes):
+    pk = create(curator_client, name="Topaz")
+    uploaded = curator_client.post(f"{FRUITS}/{pk}/images", {"image": png_upload(png_bytes)})
+    assert uploaded.status_code == 201, uploaded.content
+    curator_client.delete(f"{FRUITS}/{pk}")
+    recover = reverse("admin:catalog_fruit_recover", args=[pk])
+
+    assert "Images image " in text(desk.get(recover))
+    desk.post(recover)
+
+    assert FruitImage.objects.get(fruit_id=pk).data == png_bytes

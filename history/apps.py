@@ -9,4 +9,7 @@ class HistoryConfig(AppConfig):
     verbose_name = "History"
 
     def ready(self):
-        from history import recording  # noqa: F401  (connects the receivers)
+        from history import (  # noqa: F401
+            admin_imports,  # registers the imports' admin (the catalog's model)
+            recording,  # connects the receivers
+        )

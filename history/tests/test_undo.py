@@ -275,3 +275,136 @@ def test_an_undo_reads_the_history_of_30_fruits_in_as_many_queries_as_of_3(
     (small_reads, small_total), (large_reads, large_total) = counts[6], counts[60]
     assert large_reads == small_reads
     assert large_total - small_total <= (60 - 6) * QUERIES_PER_FRUIT
+
+
+# --- the admin -----------------------------------------------------------------------------------
+
+UNDO_PAGE = "/admin/catalog/importbatch/{}/undo/"
+
+
+@pytest.fixture
+def curator_admin(curator):
+    """A curator in the admin: staff, in the Curators group."""
+    from django.test import Client
+
+    curator.is_staff = True
+    curator.save()
+    client = Client()
+    client.force_login(curator)
+    return client
+
+
+def test_the_imports_list_shows_each_import_with_who_what_and_its_undo(
+    curator_admin, curator_client, gravensteiner
+):
+    batch = post_import(
+        curator_client, HEADER + "7,Roter Gravensteiner,apple,,\n8,Kaiser,apple,,\n"
+    )
+    undone = post_import(curator_client, HEADER + "9,Ontario,apple,,\n")
+    assert undo(curator_client, undone).status_code == 200
+
+    response = curator_admin.get("/admin/catalog/importbatch/")
+
+    assert response.status_code == 200
+    page = response.text
+    assert "<h1>Imports</h1>" in page
+    assert f'href="{UNDO_PAGE.format(batch.pk)}"' in page
+    assert f'href="{UNDO_PAGE.format(undone.pk)}"' not in page
+    row = page.split(f'href="{UNDO_PAGE.format(batch.pk)}"')[0].rsplit("<tr", 1)[1]
+    assert ">curator<" in row and '<td class="field-new">1</td>' in row
+    assert '<td class="field-changed">1</td>' in row
+
+
+def test_the_undo_page_previews_the_changes_and_its_button_undoes_the_import(
+    curator_admin, curator_client, gravensteiner
+):
+    before = state_of(gravensteiner)
+    batch = post_import(
+        curator_client,
+        HEADER + "7,Roter Gravensteiner,apple,Blutapfel,7\n8,Kaiser Wilhelm,apple,,\n",
+    )
+    kaiser = Fruit.objects.get(name="Kaiser Wilhelm")
+
+    preview = curator_admin.get(UNDO_PAGE.format(batch.pk))
+
+    assert preview.status_code == 200
+    page = preview.text
+    deleted = page.split('id="undo-deleted-list"')[1].split("</table>")[0]
+    assert "Kaiser Wilhelm" in deleted
+    reverted = page.split('id="undo-reverted"')[1].split("</section>")[0]
+    assert "Roter Gravensteiner</del>" in reverted and "Gravensteiner</ins>" in reverted
+    assert "Blutapfel (Synonym)</del>" in reverted
+    assert "Gravensteiner Apfel (Synonym)</ins>" in reverted
+    assert "7 large</del>" in reverted and "5 medium</ins>" in reverted
+    assert 'name="force"' not in page
+    assert state_of(gravensteiner) != before  # a preview writes nothing
+
+    response = curator_admin.post(UNDO_PAGE.format(batch.pk))
+
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/catalog/importbatch/"
+    assert state_of(gravensteiner) == before
+    assert not Fruit.objects.filter(pk=kaiser.pk).exists()
+    message = curator_admin.get(response["Location"]).text
+    assert f"Import {batch.pk} was undone: 1 fruit(s) it created deleted" in message
+    again = curator_admin.post(UNDO_PAGE.format(batch.pk), follow=True)
+    assert f"Import {batch.pk} was undone already." in again.text
+
+
+def test_the_undo_page_names_the_conflicts_and_undoes_the_rest_only_when_asked(
+    curator_admin, curator_client, gravensteiner
+):
+    batch = post_import(
+        curator_client, HEADER + "7,Roter Gravensteiner,apple,,\n8,Kaiser Wilhelm,apple,,\n"
+    )
+    curator_client.patch(
+        f"{FRUITS}/{gravensteiner.pk}", {"name": "Gravensteiner Rot"}, format="json"
+    )
+
+    preview = curator_admin.get(UNDO_PAGE.format(batch.pk))
+
+    conflicts = preview.text.split('id="undo-conflict-list"')[1].split("</table>")[0]
+    assert "Gravensteiner Rot" in conflicts and "by curator, through the API" in conflicts
+    assert 'name="force"' in preview.text
+
+    refused = curator_admin.post(UNDO_PAGE.format(batch.pk))
+
+    assert refused.status_code == 409
+    assert "Nothing was undone: 1 fruit(s) were changed since the import" in refused.text
+    assert Fruit.objects.filter(name="Kaiser Wilhelm").exists()
+
+    forced = curator_admin.post(UNDO_PAGE.format(batch.pk), {"force": "on"})
+
+    assert forced.status_code == 302
+    assert not Fruit.objects.filter(name="Kaiser Wilhelm").exists()
+    assert state_of(gravensteiner)[0] == "Gravensteiner Rot"
+    batch.refresh_from_db()
+    assert batch.undone_at is not None
+
+
+def test_only_those_who_may_change_fruits_see_or_use_the_undo_page(curator_client, client):
+    from django.contrib.auth.models import Permission, User
+
+    batch = post_import(curator_client, HEADER + "8,Kaiser Wilhelm,apple,,\n")
+    viewer = User.objects.create_user("viewer", password="viewer-pass-123", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_importbatch"))
+    client.force_login(viewer)
+
+    assert client.get("/admin/catalog/importbatch/").status_code == 200
+    assert client.get(UNDO_PAGE.format(batch.pk)).status_code == 403
+    assert client.post(UNDO_PAGE.format(batch.pk)).status_code == 403
+    assert Fruit.objects.filter(name="Kaiser Wilhelm").exists()
+
+
+def test_the_undo_page_of_30_fruits_takes_as_many_queries_as_of_3(
+    curator_admin, curator_client, fruit_factory
+):
+    counts = {}
+    for count, start in ((3, 100), (30, 1000)):
+        batch, _ = import_of(curator_client, fruit_factory, count, start)
+        with CaptureQueriesContext(connection) as queries:
+            response = curator_admin.get(UNDO_PAGE.format(batch.pk))
+        assert response.status_code == 200
+        assert response.text.count("<del>") >= 3 * count
+        counts[count] = len(queries)
+    assert counts[30] == counts[3]

@@ -64,6 +64,10 @@ class VersionsAdminMixin:
         """Where a deleted object is recovered, if it can be."""
         return None
 
+    def name_in(self, state: dict) -> str:
+        """What a deleted object was called, from its last state."""
+        return state.get("name") or ""
+
     def _context(self, request, title: str, **context) -> dict:
         return {
             **self.admin_site.each_context(request),
@@ -96,7 +100,7 @@ class VersionsAdminMixin:
         page = paginator.get_page(request.GET.get(PAGE_VAR))
         reader = Reader(side for version in page for side in _sides(version.changes))
         batches = ImportBatch.objects.in_bulk({v.batch for v in page if v.batch is not None})
-        name = str(obj) if obj is not None else (versions[-1].state.get("name") or "")
+        name = str(obj) if obj is not None else (self.name_in(versions[-1].state))
         context = self._context(
             request,
             f"History: {name}" + ("" if obj is not None else " (deleted)"),
@@ -290,6 +294,9 @@ class PublicationVersionsMixin(VersionsAdminMixin):
 
     def versions(self, pk):
         return publication_versions(pk)
+
+    def name_in(self, state):
+        return state.get("title") or ""
 
 
 def _label(choices, value: str) -> str:

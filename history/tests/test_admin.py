@@ -314,3 +314,15 @@ def test_a_recovered_fruit_has_its_images_back(desk, curator_client, png_bytes):
     desk.post(recover)
 
     assert FruitImage.objects.get(fruit_id=pk).data == png_bytes
+
+
+def test_a_deleted_publications_history_is_headed_by_its_title(desk, curator_client):
+    pk = curator_client.post(
+        "/api/v1/publications", {"title": "Pomologie", "year": 1860}, format="json"
+    ).json()["id"]
+    assert curator_client.delete(f"/api/v1/publications/{pk}").status_code == 204
+
+    response = desk.get(reverse("admin:publications_publication_history", args=[pk]))
+
+    assert response.status_code == 200
+    assert "History: Pomologie (deleted)" in text(response)

@@ -100,7 +100,7 @@ class VersionsAdminMixin:
         page = paginator.get_page(request.GET.get(PAGE_VAR))
         reader = Reader(side for version in page for side in _sides(version.changes))
         batches = ImportBatch.objects.in_bulk({v.batch for v in page if v.batch is not None})
-        name = str(obj) if obj is not None else (self.name_in(versions[-1].state))
+        name = str(obj) if obj is not None else self.name_in(versions[-1].state)
         context = self._context(
             request,
             f"History: {name}" + ("" if obj is not None else " (deleted)"),
@@ -155,6 +155,8 @@ class FruitVersionsMixin(VersionsAdminMixin):
         return reverse(f"{self.admin_site.name}:catalog_fruit_revert", args=[pk, version.id])
 
     def recover_url(self, pk):
+        if not deleted_fruits().filter(id=pk).exists():
+            return None  # purged
         return reverse(f"{self.admin_site.name}:catalog_fruit_recover", args=[pk])
 
     def get_urls(self):

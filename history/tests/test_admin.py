@@ -300,6 +300,7 @@ def test_a_purged_fruit_is_no_longer_offered(desk, curator_client):
 
     assert "No deleted fruit is waiting" in text(desk.get(DELETED))
     assert desk.get(recover).status_code == 404
+    assert recover not in desk.get(history_url(pk)).content.decode()
     assert any("not a deleted fruit" in m for m in messages_of(desk.post(recover, follow=True)))
 
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from catalog.models import (
     ANCESTRY,
     CATALOG_NUMBER_MAX,
+    NAME_FIELDS,
     CatalogNumberMark,
     Fruit,
     FruitImage,
@@ -113,7 +114,12 @@ def fruit_set_relations(*, fruit: Fruit, relations: list[dict], new: bool = Fals
             if descends_from(ancestors, fruit.pk):
                 raise ValidationError({"relations": [LOOP_MESSAGE]})
     if not new:
-        FruitRelation.objects.filter(fruit=fruit).delete()
+        stored = FruitRelation.objects.filter(fruit=fruit).order_by("position")
+        fields = ("kind", "other_id", "name", "note")
+        wanted = [tuple(record[field] for field in fields) for record in relations]
+        if [tuple(getattr(row, field) for field in fields) for row in stored] == wanted:
+            return  # the same relations: nothing to write
+        stored.delete()
     made = FruitRelation.objects.bulk_create(
         FruitRelation(
             fruit=fruit,
@@ -324,7 +330,11 @@ def fruit_set_names(*, fruit: Fruit, names: list[dict], new: bool = False) -> No
     """Replace the fruit's other names with `names` (records checked by `clean_names`), in
     order; a `new` fruit, just created, has none to replace."""
     if not new:
-        FruitName.objects.filter(fruit=fruit).delete()
+        stored = FruitName.objects.filter(fruit=fruit).order_by("position")
+        wanted = [{field: record[field] for field in NAME_FIELDS} for record in names]
+        if [name.as_record() for name in stored] == wanted:
+            return  # the same names: nothing to write (a re-import of an unchanged row)
+        stored.delete()
     announce(FruitName, FruitName.objects.bulk_create(_name_rows(fruit, names)), "created")
     fruit.__dict__.pop("name_list", None)  # what `with_list_data()` read is stale now
 

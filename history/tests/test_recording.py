@@ -157,3 +157,21 @@ def test_a_command_is_one_door_each_fruit_one_version(tmp_path):
 
     (version,) = fruit_versions(fruit.pk)
     assert (version.via, version.user, version.action) == ("command", None, "created")
+
+
+def test_names_and_relations_written_unchanged_leave_no_history(curator_client):
+    mother = curator_client.post(FRUITS, {"name": "Cox", "type": "apple"}, format="json").json()
+    body = {
+        "name": "Alkmene",
+        "type": "apple",
+        "names": [{"name": "Early Windsor"}],
+        "relations": [{"kind": "mother", "fruit_id": mother["id"]}],
+    }
+    pk = curator_client.post(FRUITS, body, format="json").json()["id"]
+    from catalog.models import FruitName, FruitRelation
+
+    before = (FruitName.history.count(), FruitRelation.history.count())
+    response = curator_client.put(f"{FRUITS}/{pk}", body, format="json")
+
+    assert response.status_code == 200, response.content
+    assert (FruitName.history.count(), FruitRelation.history.count()) == before

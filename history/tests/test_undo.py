@@ -258,7 +258,7 @@ def import_of(client, fruit_factory, count: int, start: int) -> tuple[ImportBatc
 
 # What putting back or deleting one fruit costs (its writes, through the services, and their
 # historical rows); the reads of the history do not grow with the fruits.
-QUERIES_PER_FRUIT = 40
+QUERIES_PER_FRUIT = 30
 
 
 def test_an_undo_reads_the_history_of_30_fruits_in_as_many_queries_as_of_3(

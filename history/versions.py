@@ -137,10 +137,15 @@ def _replay(parts, state_of, *, root: str, users: dict | None = None) -> list[Ve
     versions, before = [], state_of(live)
     for revision in order:
         rows = groups[revision]
+        # A deletion's rows hold what was deleted: the state when it was deleted, even for rows
+        # whose earlier states were never recorded (stored before the history was).
+        deleting = {kind: dict(kept) for kind, kept in live.items()}
         for kind, row in rows:
             if row.history_type == "-":
+                deleting[kind][row.id] = row
                 live[kind].pop(row.id, None)
             else:
+                deleting[kind][row.id] = row
                 live[kind][row.id] = row
         after = state_of(live)
         last = rows[-1][1]
@@ -162,7 +167,7 @@ def _replay(parts, state_of, *, root: str, users: dict | None = None) -> list[Ve
                 batch=last.batch,
                 action=action,
                 changes=_changes(before, after) if action != "deleted" else {},
-                state=after if action != "deleted" else before,
+                state=after if action != "deleted" else state_of(deleting),
             )
         )
         before = after

@@ -169,3 +169,24 @@ def test_the_imports_are_listed_for_curators(curator_client, anon_client):
     (batch,) = curator_client.get("/api/v1/imports").json()["results"]
     assert (batch["user"], batch["created_count"], batch["changed_count"]) == ("curator", 1, 0)
     assert anon_client.get("/api/v1/imports").status_code == 401
+
+
+def test_a_fruit_stored_before_the_history_is_restored_from_its_deletion(
+    curator_client, fruit_factory
+):
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas"], catalog_number=77)
+    from catalog.models import FruitName
+
+    Fruit.history.all().delete()  # as if stored before the history was installed
+    FruitName.history.all().delete()
+    assert curator_client.delete(f"{FRUITS}/{fruit.pk}").status_code == 204
+
+    restored = curator_client.post(f"/api/v1/deleted-fruits/{fruit.pk}/restore")
+
+    assert restored.status_code == 201, restored.content
+    body = restored.json()
+    assert (body["name"], body["catalog_number"], [n["name"] for n in body["names"]]) == (
+        "Topaz",
+        77,
+        ["Topas"],
+    )

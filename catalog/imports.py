@@ -190,6 +190,7 @@ class ImportReport:
             "updated": self.count("changed"),
             "unchanged": self.count("unchanged"),
             "errors": [error.as_dict() for error in self.errors],
+            "batch": self.batch.pk if self.batch is not None else None,
         }
 
 

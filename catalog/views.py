@@ -204,6 +204,11 @@ class ImportReportSerializer(serializers.Serializer):
     errors = ImportErrorSerializer(
         many=True, help_text="Every error; any error and nothing is written."
     )
+    batch = serializers.IntegerField(
+        allow_null=True,
+        help_text="The applied import (`/imports`, which can undo it); null when nothing was "
+        "written (a dry run, an error, nothing new or changed).",
+    )
 
 
 class ImportUploadSerializer(serializers.Serializer):

@@ -92,6 +92,7 @@ def test_an_exported_csv_imports_back_unchanged(anon_client, curator_client, cat
         "updated": 0,
         "unchanged": 3,
         "errors": [],
+        "batch": None,
     }
     assert list(Fruit.objects.with_names().values_list("catalog_number", "name", "type")) == before
 

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from openpyxl import Workbook
 
-from catalog.models import Fruit, FruitName, FruitSpelling
+from catalog.models import Fruit, FruitName, FruitSpelling, ImportBatch
 from catalog.services import fruit_create, fruit_delete
 from catalog.validators import clean_names
 
@@ -51,12 +51,14 @@ def test_a_csv_creates_and_updates_fruits_by_catalog_number(curator_client, frui
         "12,Conference,pear,\n",
     )
     assert response.status_code == 200, response.json()
+    batch = ImportBatch.objects.get()
     assert response.json() == {
         "dry_run": False,
         "created": 1,
         "updated": 1,
         "unchanged": 1,
         "errors": [],
+        "batch": batch.pk,
     }
     assert catalog() == [
         (7, "Schöner aus Boskoop", "apple", ["Boskoop", "Belle de Boskoop"]),
@@ -110,6 +112,7 @@ def test_a_dry_run_reports_and_writes_nothing(curator_client, fruit_factory):
         "updated": 1,
         "unchanged": 0,
         "errors": [],
+        "batch": None,
     }
     assert catalog() == [(9, "Topaz", "apple", [])]
 
@@ -208,6 +211,7 @@ def test_an_import_retried_with_its_key_writes_once(curator_client):
             "updated": 0,
             "unchanged": 0,
             "errors": [],
+            "batch": ImportBatch.objects.get().pk,
         }
     )
     assert Fruit.objects.count() == 1

@@ -481,7 +481,8 @@ class ImportBatch(models.Model):
 
     class Meta:
         ordering = ["-pk"]
-        verbose_name_plural = "import batches"
+        verbose_name = "import"
+        verbose_name_plural = "imports"
 
     def __str__(self):
         return f"Import {self.pk} ({self.file_name or 'no file name'})"

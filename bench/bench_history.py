@@ -89,7 +89,7 @@ def bench_writes(rows: int, runs: int) -> list[tuple[str, str, str]]:
     results = []
     for enabled in (True, False):
         label = "with history" if enabled else "without history"
-        first, second = [], []
+        first, second, undos = [], [], []
         for _ in range(runs):
             support.ensure_database(url, reload=True)
             connection.close()
@@ -108,6 +108,15 @@ def bench_writes(rows: int, runs: int) -> list[tuple[str, str, str]]:
                 ms, queries = measure_patch(
                     curator_client(), Fruit.objects.order_by("pk").first().pk
                 )
+                if enabled:  # undo both (the fruit the PATCHes changed is left as it is)
+                    from catalog.models import ImportBatch
+                    from history.undo import import_undo
+
+                    for batch in ImportBatch.objects.order_by("-pk"):
+                        started = time.perf_counter()
+                        undone = import_undo(batch_id=batch.pk, force=True)
+                        undos.append((batch.created_count, time.perf_counter() - started))
+                        assert len(undone.deleted) + len(undone.reverted) >= rows - 1, undone
         results.append(
             (f"import {rows:,} new fruits, {label}", f"{statistics.median(first):.1f} s", "")
         )
@@ -115,6 +124,9 @@ def bench_writes(rows: int, runs: int) -> list[tuple[str, str, str]]:
             (f"import {rows:,} changed fruits, {label}", f"{statistics.median(second):.1f} s", "")
         )
         results.append((f"a fruit's PATCH, {label}", f"{ms:.1f} ms", f"{queries} queries"))
+        for created, seconds in undos:
+            what = "deletes its new fruits" if created else "puts the names back"
+            results.append((f"undo of the import of {rows:,} rows: {what}", f"{seconds:.1f} s", ""))
     connection.close()
     support.drop_database(url)
     return results

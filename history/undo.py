@@ -5,8 +5,9 @@ An applied import is one revision whose historical rows name its batch (`ImportB
 fruits it touched and what each was before it are read from the historical tables: a query per
 table for every 500 fruits, however many rows the import had. A fruit that something changed
 after the import (a later version of the fruit or of its names, relations, images or values) is
-a conflict: undoing it would throw that change away, so it is left as it is, and only `force`
-undoes the others. So is a created fruit a publication cites (its deletion is refused), and a
+a conflict, unless it is again what the import left (the later change was itself taken back, as
+undoing a later import does): undoing it would throw that change away, so it is left as it is,
+and only `force` undoes the others. So is a created fruit a publication cites (its deletion is refused), and a
 changed fruit whose state before the import was never recorded.
 
 The changed fruits are put back through the catalog's and identification's services inside a
@@ -195,7 +196,7 @@ def _plan(batch: ImportBatch, *, touched=None, created=None) -> UndoPlan:
             catalog_number=state.get("catalog_number"),
             created=pk in created,
         )
-        if index + 1 < len(history):
+        if index + 1 < len(history) and _differs(history[-1], mine):
             item.later = history[index + 1]
             item.conflict = "changed since"
         elif item.created and pk in cited:
@@ -213,6 +214,14 @@ def _plan(batch: ImportBatch, *, touched=None, created=None) -> UndoPlan:
         fruits.append(item)
     fruits.sort(key=lambda item: (item.catalog_number is None, item.catalog_number, item.fruit_id))
     return UndoPlan(batch=batch, fruits=fruits)
+
+
+def _differs(now: Version, mine: Version) -> bool:
+    """Whether the fruit is no longer what the import left: changed since (and not put back,
+    as undoing a later import puts it back), or deleted."""
+    if now.action == "deleted":
+        return True
+    return any(now.state.get(key) != mine.state.get(key) for key in RESTORED)
 
 
 def _cited(fruit_ids) -> set[int]:

@@ -408,3 +408,16 @@ def test_the_undo_page_of_30_fruits_takes_as_many_queries_as_of_3(
         assert response.text.count("<del>") >= 3 * count
         counts[count] = len(queries)
     assert counts[30] == counts[3]
+
+
+def test_two_imports_undone_newest_first_leave_the_catalog_as_before_them(curator_client):
+    first = post_import(curator_client, "catalog_number,name,type\n31,Ontario,apple\n")
+    second = post_import(curator_client, "catalog_number,name,type\n31,Ontario Rot,apple\n")
+
+    assert undo(curator_client, second).status_code == 200
+    # The first import's fruit is again what that import left: no conflict.
+    response = undo(curator_client, first)
+
+    assert response.status_code == 200, response.content
+    assert response.json()["conflicts"] == []
+    assert not Fruit.objects.filter(catalog_number=31).exists()

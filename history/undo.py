@@ -7,8 +7,8 @@ table for every 500 fruits, however many rows the import had. A fruit that somet
 after the import (a later version of the fruit or of its names, relations, images or values) is
 a conflict, unless it is again what the import left (the later change was itself taken back, as
 undoing a later import does): undoing it would throw that change away, so it is left as it is,
-and only `force` undoes the others. So is a created fruit a publication cites (its deletion is refused), and a
-changed fruit whose state before the import was never recorded.
+and only `force` undoes the others. So is a created fruit a publication cites (its deletion is
+refused), and a changed fruit whose state before the import was never recorded.
 
 The changed fruits are put back through the catalog's and identification's services inside a
 door of action `reverted`; the created ones are deleted through `fruit_delete`, as any deletion,

@@ -183,10 +183,12 @@ def _usernames(rows) -> dict[int, str]:
 
 
 def _changes(before: dict, after: dict) -> dict:
+    """Each field or list whose value differs; nothing from nothing to empty (a new fruit's
+    relations: none before it existed, none after)."""
     return {
         key: {"from": before.get(key), "to": after.get(key)}
         for key in after.keys() | before.keys()
-        if before.get(key) != after.get(key)
+        if before.get(key) != after.get(key) and (before.get(key) or after.get(key))
     }
 
 

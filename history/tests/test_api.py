@@ -42,6 +42,7 @@ def test_a_fruits_history_says_who_changed_what_old_to_new_newest_first(curator_
     assert set(changed["changes"]) == {"name", "names"}
     assert created["action"] == "created"
     assert created["changes"]["name"] == {"from": None, "to": "Boskop"}
+    assert "relations" not in created["changes"]  # none before it existed, none after
 
 
 def test_the_history_is_for_curators_only(anon_client, reader_client, curator_client):

@@ -251,6 +251,8 @@ def corrections(term: str) -> list[list[str]] | None:
     the trigram GiST index's nearest neighbours); the others stay as typed.
     """
     words = list(dict.fromkeys(term.split()))
+    if not any(forgives(word) for word in words):
+        return None  # no word may be guessed at ("ab cd"): nothing the substring search missed
     result, corrected, looked_up = [], False, 0
     for word in words:
         spellings = [word]

@@ -93,9 +93,9 @@ class DoorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/api/"):
+        if request.path_info.startswith("/api/"):
             via = "api"
-        elif request.path.startswith("/admin/"):
+        elif request.path_info.startswith("/admin/"):
             via = "admin"
         else:
             return self.get_response(request)

@@ -13,7 +13,7 @@ identification extends the catalog's. Every page is for users who may change the
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import PAGE_VAR
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect
@@ -195,8 +195,8 @@ class FruitVersionsMixin(VersionsAdminMixin):
                 fruit, missing = fruit_revert(fruit_id=fruit_id, version_id=version_id)
             except (Fruit.DoesNotExist, VersionNotFound):
                 raise Http404 from None
-            except CatalogNumberHeld as held:
-                self.message_user(request, _refusal(held), messages.ERROR)
+            except ValidationError as refusal:  # a number held, a loop the relations would make
+                self.message_user(request, _refusal(refusal), messages.ERROR)
                 status, refused = 409, True
             else:
                 self.message_user(
@@ -267,8 +267,8 @@ class FruitVersionsMixin(VersionsAdminMixin):
                     messages.ERROR,
                 )
                 return redirect(f"{self.admin_site.name}:catalog_fruit_deleted")
-            except CatalogNumberHeld as held:
-                self.message_user(request, _refusal(held), messages.ERROR)
+            except ValidationError as refusal:
+                self.message_user(request, _refusal(refusal), messages.ERROR)
                 status = 409
             else:
                 self.message_user(request, f"“{fruit}” was recovered.", messages.SUCCESS)
@@ -305,11 +305,13 @@ def _label(choices, value: str) -> str:
     return str(choices(value).label) if value in choices.values else value
 
 
-def _refusal(held: CatalogNumberHeld, outcome: str = "Refused, nothing changed") -> str:
-    return (
-        f"{outcome}: catalog number {held.catalog_number} is fruit "
-        f"{held.holder_id}'s now. Give that fruit another number first."
-    )
+def _refusal(refusal: ValidationError, outcome: str = "Refused, nothing changed") -> str:
+    if isinstance(refusal, CatalogNumberHeld):
+        return (
+            f"{outcome}: catalog number {refusal.catalog_number} is fruit "
+            f"{refusal.holder_id}'s now. Give that fruit another number first."
+        )
+    return f"{outcome}: {' '.join(refusal.messages)}"
 
 
 def register_with(model, mixin) -> None:

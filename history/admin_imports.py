@@ -56,8 +56,11 @@ class ImportBatchAdmin(admin.ModelAdmin):
         return False  # without its record an import could no longer be undone
 
     def can_undo(self, request) -> bool:
-        """Who may undo an import: who may change fruits (curators)."""
-        return self.has_view_permission(request) and request.user.has_perm("catalog.change_fruit")
+        """Who may undo an import: who may change and delete fruits (curators): an undo deletes
+        the fruits the import created."""
+        return self.has_view_permission(request) and request.user.has_perms(
+            ["catalog.change_fruit", "catalog.delete_fruit"]
+        )
 
     def get_urls(self):
         view = self.admin_site.admin_view

@@ -34,14 +34,16 @@ CURATORS_READ = {
 
 
 class CuratorsOnly(permissions.BasePermission):
-    """Only users who may change the view's model (`history_model`) read its history."""
+    """Only users who may change the view's model (`history_model`) read its history, and who
+    hold the view's `required_perms` besides (an undo deletes fruits: `delete_fruit`)."""
 
     def has_permission(self, request, view):
         user = request.user
         if not (user and user.is_authenticated):
             return False
         opts = view.history_model._meta
-        return user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
+        needed = [f"{opts.app_label}.change_{opts.model_name}"]
+        return user.has_perms([*needed, *getattr(view, "required_perms", ())])
 
 
 @extend_schema_field(
@@ -272,6 +274,7 @@ class ImportUndoView(generics.GenericAPIView):
 
     permission_classes = [CuratorsOnly]
     history_model = Fruit
+    required_perms = ("catalog.delete_fruit",)  # it deletes the fruits the import created
     serializer_class = ImportUndoSerializer
     filter_backends = []
 

@@ -158,6 +158,9 @@ def _replay(parts, state_of, *, root: str, users: dict | None = None) -> list[Ve
             action = "created"
         else:
             action = "changed"
+        changes = _changes(before, after) if action != "deleted" else {}
+        if action == "changed" and not changes:
+            continue  # a save that changed nothing (the same values written again)
         versions.append(
             Version(
                 id=str(revision),
@@ -166,7 +169,7 @@ def _replay(parts, state_of, *, root: str, users: dict | None = None) -> list[Ve
                 via=last.via,
                 batch=last.batch,
                 action=action,
-                changes=_changes(before, after) if action != "deleted" else {},
+                changes=changes,
                 state=after if action != "deleted" else state_of(deleting),
             )
         )

@@ -169,8 +169,11 @@ def publication_delete(*, publication: Publication) -> None:
     Locked first, as its writes do; raises `Publication.DoesNotExist` when already gone.
     """
     lock_row(Publication, publication.pk, for_delete=True)
-    linked = publication.links.values_list("fruit_id", flat=True)
+    linked = list(publication.links.values_list("fruit_id", flat=True))
     send_written(publication.pk, deleted=True, fruit_ids=linked)
+    # Values citing it stop citing it through the apps' own writes (recorded), not through the
+    # foreign key's SET NULL, which no one sees.
+    links_removed(publication.pk, linked)
     named = list(publication.links.exclude(name_in_source="").values_list("fruit_id", flat=True))
     # The links first, without their PDFs: the history records each deleted link, and the
     # deletion collector would otherwise load the PDF of every link it hands to it.

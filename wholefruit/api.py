@@ -163,6 +163,7 @@ class FruitRestoreView(generics.GenericAPIView):
 
     permission_classes = [CuratorsOnly]
     history_model = Fruit
+    required_perms = ("catalog.add_fruit",)  # a restore creates the fruit again
     serializer_class = RevertedFruitSerializer
     filter_backends = []
 

@@ -327,3 +327,21 @@ def test_a_deleted_publications_history_is_headed_by_its_title(desk, curator_cli
 
     assert response.status_code == 200
     assert "History: Pomologie (deleted)" in text(response)
+
+
+def test_a_revert_that_would_make_a_parentage_loop_is_refused_with_an_error(desk, curator_client):
+    mother = create(curator_client, name="Cox Orange")
+    child = create(
+        curator_client, name="Alkmene", relations=[{"kind": "mother", "fruit_id": mother}]
+    )
+    with_mother = fruit_versions(child)[-1]
+    curator_client.patch(f"{FRUITS}/{child}", {"relations": []}, format="json")
+    curator_client.patch(
+        f"{FRUITS}/{mother}", {"relations": [{"kind": "mother", "fruit_id": child}]}, format="json"
+    )
+
+    response = desk.post(revert_url(child, with_mother.id))
+
+    assert response.status_code == 409
+    assert any(message.startswith("Refused, nothing changed:") for message in messages_of(response))
+    assert fruit_versions(child)[-1].action == "changed"

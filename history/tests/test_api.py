@@ -191,3 +191,33 @@ def test_a_fruit_stored_before_the_history_is_restored_from_its_deletion(
         77,
         ["Topas"],
     )
+
+
+def test_a_save_that_changes_nothing_adds_no_version(curator_client):
+    fruit = create(curator_client, name="Topaz")
+    assert (
+        curator_client.patch(
+            f"{FRUITS}/{fruit['id']}", {"name": "Topaz"}, format="json"
+        ).status_code
+        == 200
+    )
+    assert [v["action"] for v in history(curator_client, fruit["id"])] == ["created"]
+
+
+def test_undoing_an_import_needs_the_right_to_delete_fruits(curator_client, db):
+    from django.contrib.auth.models import Permission, User
+    from rest_framework.test import APIClient
+
+    body = "catalog_number,name,type\n5,Ontario,apple\n"
+    assert (
+        curator_client.post("/api/v1/imports/fruits", body, content_type="text/csv").status_code
+        == 200
+    )
+    editor = User.objects.create_user("editor", password="editor-pass-123")
+    editor.user_permissions.add(Permission.objects.get(codename="change_fruit"))
+    client = APIClient()
+    client.force_authenticate(editor)
+    batch = curator_client.get("/api/v1/imports").json()["results"][0]["id"]
+
+    assert client.post(f"/api/v1/imports/{batch}/undo").status_code == 403
+    assert Fruit.objects.filter(name="Ontario").exists()

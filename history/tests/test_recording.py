@@ -175,3 +175,29 @@ def test_names_and_relations_written_unchanged_leave_no_history(curator_client):
 
     assert response.status_code == 200, response.content
     assert (FruitName.history.count(), FruitRelation.history.count()) == before
+
+
+def test_deleting_a_publication_records_the_values_that_stop_citing_it(
+    curator_client, fruit_factory
+):
+    from identification.models import FruitCharacteristic
+    from identification.tests.helpers import describe, ensure_standard_characteristics
+    from publications.services import publication_link_fruit
+    from publications.tests.factories import PublicationFactory
+
+    ensure_standard_characteristics()
+    fruit = fruit_factory(name="Elstar", catalog_number=1)
+    publication = PublicationFactory(title="Obstsortenwerk")
+    publication_link_fruit(publication=publication, fruit=fruit)
+    describe(
+        fruit,
+        {"fruit_size": [5]},
+        fruit_size={"source_publication": publication.pk, "pages": "112"},
+    )
+
+    assert curator_client.delete(f"/api/v1/publications/{publication.pk}").status_code == 204
+
+    value = FruitCharacteristic.objects.get(fruit=fruit)
+    assert (value.source_publication_id, value.pages) == (None, "")
+    latest = FruitCharacteristic.history.filter(id=value.pk).order_by("-history_id").first()
+    assert (latest.source_publication_id, latest.pages, latest.via) == (None, "", "api")

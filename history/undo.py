@@ -11,8 +11,9 @@ and only `force` undoes the others. So is a created fruit a publication cites (i
 refused), and a changed fruit whose state before the import was never recorded.
 
 The changed fruits are put back through the catalog's and identification's services inside a
-door of action `reverted`; the created ones are deleted through `fruit_delete`, as any deletion,
-and so are listed among the deleted fruits and can be restored.
+door of action `reverted`; the created ones are deleted through `fruits_delete`, as `fruit_delete`
+deletes any fruit, a few hundred at a time, and so are listed among the deleted fruits and can
+be restored.
 """
 
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, ImportBatch
-from catalog.services import fruit_delete, fruit_update
+from catalog.services import fruit_update, fruits_delete
 from core.history import current_door, door
 from history.services import _restorable
 from history.versions import FRUITS_PER_QUERY, Version, fruits_versions
@@ -130,19 +131,41 @@ def import_undo(*, batch_id: int, force: bool = False) -> UndoReport:
                     report.not_restored += _put_back(item, fruits[item.fruit_id])
                     report.reverted.append(item.fruit_id)
         with _door(""):
-            for item in plan.deleted:
-                try:
-                    fruit_delete(fruit=fruits[item.fruit_id])
-                except ProtectedError:  # linked by a publication since the check
-                    if not force:
-                        raise UndoConflict([item.fruit_id]) from None
-                    report.left.append(item.fruit_id)
-                    continue
-                report.deleted.append(item.fruit_id)
+            created = [fruits[item.fruit_id] for item in plan.deleted]
+            for start in range(0, len(created), DELETED_PER_CALL):
+                chunk = created[start : start + DELETED_PER_CALL]
+                report.deleted += _delete(chunk, force=force, left=report.left)
         batch.undone_at = timezone.now()
         batch.save(update_fields=["undone_at"])
     report.left.sort()
     return report
+
+
+# Created fruits deleted by one call of `fruits_delete`: a few statements for them all, each
+# naming at most this many ids (within every database's limit of parameters).
+DELETED_PER_CALL = 500
+
+
+def _delete(fruits: list[Fruit], *, force: bool, left: list[int]) -> list[int]:
+    """Delete the fruits (`fruits_delete`); returns their ids. A publication citing some since
+    the check (`ProtectedError`) is a conflict, unless `force`: those are added to `left`
+    and the others deleted."""
+    while fruits:
+        try:
+            with transaction.atomic():
+                fruits_delete(fruits=fruits)
+        except ProtectedError as error:
+            cited = {getattr(row, "fruit_id", None) for row in error.protected_objects}
+            cited &= {fruit.pk for fruit in fruits}
+            if not cited:
+                raise
+            if not force:
+                raise UndoConflict(cited) from None
+            left += sorted(cited)
+            fruits = [fruit for fruit in fruits if fruit.pk not in cited]
+            continue
+        return [fruit.pk for fruit in fruits]
+    return []
 
 
 def _door(action: str):

@@ -23,7 +23,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, ImportBatch
-from catalog.services import fruit_update, fruits_delete
+from catalog.services import fruit_update, fruits_delete, fruits_update
 from core.history import current_door, door
 from history.services import _restorable
 from history.versions import FRUITS_PER_QUERY, Version, fruits_versions
@@ -127,8 +127,16 @@ def import_undo(*, batch_id: int, force: bool = False) -> UndoReport:
         report = UndoReport(batch=batch, left=[item.fruit_id for item in plan.conflicts])
         if plan.reverted:
             with _door("reverted"):
+                together = [item for item in plan.reverted if _together(item)]
+                for start in range(0, len(together), PUT_BACK_PER_CALL):
+                    chunk = together[start : start + PUT_BACK_PER_CALL]
+                    changes = [(fruits[item.fruit_id], _fields(item)) for item in chunk]
+                    fruits_update(changes=changes)
+                written = {item.fruit_id for item in together}
                 for item in plan.reverted:
-                    report.not_restored += _put_back(item, fruits[item.fruit_id])
+                    report.not_restored += _put_back(
+                        item, fruits[item.fruit_id], fields_written=item.fruit_id in written
+                    )
                     report.reverted.append(item.fruit_id)
         with _door(""):
             created = [fruits[item.fruit_id] for item in plan.deleted]
@@ -256,12 +264,35 @@ def _cited(fruit_ids) -> set[int]:
     return cited
 
 
-def _put_back(item: FruitUndo, fruit: Fruit) -> list[str]:
-    """Write back what the import changed of the fruit; returns what could not come back."""
+# What `fruit_update` writes back; the name, type and other names of many fruits together
+# (`fruits_update`, this many a call) when nothing else of theirs changes.
+FIELDS = {"name", "type", "catalog_number", "names", "relations"}
+TOGETHER = {"name", "type", "names"}
+PUT_BACK_PER_CALL = 500
+
+
+def _together(item: FruitUndo) -> bool:
+    """Whether the fruit's fields and names are put back with others' (`fruits_update`)."""
+    changed = item.changes.keys() & FIELDS
+    return bool(changed) and changed <= TOGETHER
+
+
+def _fields(item: FruitUndo) -> dict:
+    """What `fruits_update` writes back of the fruit: other names only when they changed."""
+    state = item.before.state
+    names = state["names"] if "names" in item.changes else None
+    return {"name": state["name"], "type": state["type"], "names": names}
+
+
+def _put_back(item: FruitUndo, fruit: Fruit, *, fields_written: bool = False) -> list[str]:
+    """Write back what the import changed of the fruit (its fields and names unless already
+    `fields_written`); returns what could not come back. Nothing unchanged is written."""
     target, changed = item.before, item.changes
     state = target.state
-    relations, values, missing = _restorable(target, item.fruit_id)
-    if changed.keys() & {"name", "type", "catalog_number", "names", "relations"}:
+    relations, values, missing = [], [], []
+    if changed.keys() & {"relations", "characteristics", "type"}:
+        relations, values, missing = _restorable(target, item.fruit_id)
+    if changed.keys() & FIELDS and not fields_written:
         fruit_update(
             fruit=fruit,
             name=state["name"],

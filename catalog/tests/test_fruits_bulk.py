@@ -1,5 +1,5 @@
-"""Deleting many fruits at once (`fruits_delete`): what deleting each does, a few statements for
-them all."""
+"""Writing many fruits at once (`fruits_delete`, `fruits_update`): what writing each does, a few
+statements for them all."""
 
 import pytest
 from django.db import connection
@@ -95,3 +95,53 @@ def test_a_cited_fruit_refuses_and_nothing_is_deleted(fruit_factory):
         fruits_delete(fruits=fruits)
     assert Fruit.objects.filter(pk__in=[fruit.pk for fruit in fruits]).count() == 2
     assert not Fruit.history.filter(history_type="-").exists()
+
+
+def test_fruits_update_writes_names_types_and_search_as_fruit_update_does(fruit_factory):
+    from catalog.services import fruits_update
+
+    fruits = [fruit_factory(name=f"Fruit {index}", synonyms=["Old"]) for index in range(3)]
+    linked = fruit_factory(name="Child")
+    fruit_update(
+        fruit=linked,
+        relations=[{"kind": "mother", "other_id": None, "name": "Renamed 0", "note": ""}],
+    )
+    told = []
+
+    def receiver(sender, *, fruit, previous_type, **kwargs):
+        told.append((fruit.pk, previous_type, fruit.type))
+
+    new = {"name": "Nouveau", "kind": "synonym", "language": "fr", "note": ""}
+    changes = [
+        (fruits[0], {"name": "Renamed 0", "type": "apple", "names": None}),
+        (fruits[1], {"name": "Fruit 1", "type": "pear", "names": [new]}),
+        (fruits[2], {"name": "Fruit 2", "type": "apple", "names": [new]}),
+    ]
+    fruit_written.connect(receiver, sender=Fruit, dispatch_uid="test-fruits-update")
+    try:
+        with door("command"):
+            fruits_update(changes=changes)
+    finally:
+        fruit_written.disconnect(sender=Fruit, dispatch_uid="test-fruits-update")
+
+    stored = {fruit.pk: fruit for fruit in Fruit.objects.filter(pk__in=[f.pk for f in fruits])}
+    assert (stored[fruits[0].pk].name, stored[fruits[1].pk].type) == ("Renamed 0", "pear")
+    assert [n.name for n in stored[fruits[0].pk].names.all()] == ["Old"]
+    assert [n.name for n in stored[fruits[1].pk].names.all()] == ["Nouveau"]
+    assert Fruit.objects.search("renamed").filter(pk=fruits[0].pk).exists()
+    assert Fruit.objects.search("nouveau").filter(pk=fruits[2].pk).exists()
+    assert not Fruit.objects.search("old").filter(pk=fruits[2].pk).exists()
+    assert sorted(told) == sorted(
+        [
+            (fruits[0].pk, "apple", "apple"),
+            (fruits[1].pk, "apple", "pear"),
+            (fruits[2].pk, "apple", "apple"),
+        ]
+    )
+    (relation,) = FruitRelation.objects.filter(fruit=linked)
+    assert relation.other_id == fruits[0].pk
+    changed = Fruit.history.filter(history_type="~", id__in=[f.pk for f in fruits])
+    assert changed.count() == 3 and len({row.revision for row in changed}) == 1
+    assert [
+        row.name for row in FruitName.history.filter(history_type="-", fruit_id=fruits[0].pk)
+    ] == []

@@ -31,6 +31,7 @@ from core.db.search import (
     search_document,
     spellings_of,
 )
+from core.history import AnnouncedDeletes, AnnouncedDeletesQuerySet
 
 
 def searched_names_elsewhere(fruit_ids: list[int]) -> dict[int, list[str]]:
@@ -101,7 +102,7 @@ FRUIT_TYPE_TAXA: dict[str, Taxon | None] = {
 }
 
 
-class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
+class FruitQuerySet(SearchQuerySetMixin, AnnouncedDeletesQuerySet):
     """Query shapes for fruits."""
 
     def with_list_data(self):
@@ -199,7 +200,7 @@ class FruitQuerySet(SearchQuerySetMixin, models.QuerySet):
         return {value for value, in_use in (row or {}).items() if in_use}
 
 
-class Fruit(models.Model):
+class Fruit(AnnouncedDeletes):
     """A fruit variety of the catalog."""
 
     catalog_number = models.IntegerField(
@@ -546,7 +547,7 @@ NAME_GROUPS = [
 ]
 
 
-class FruitName(models.Model):
+class FruitName(AnnouncedDeletes):
     """Another name a fruit is known by (a synonym, translation, trade name... `NameKind`): its
     text, kind, language and a note, in their order."""
 
@@ -560,6 +561,8 @@ class FruitName(models.Model):
         max_length=2, blank=True, default="", help_text="ISO 639-1 code, e.g. de; empty if any."
     )
     note = models.TextField(blank=True, default="", max_length=NAME_NOTE_MAX)
+
+    objects = AnnouncedDeletesQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "pk"]
@@ -633,7 +636,7 @@ RELATED_KIND = {
 RELATION_NOTE_MAX = 500
 
 
-class FruitRelation(models.Model):
+class FruitRelation(AnnouncedDeletes):
     """What a fruit is to another variety: mother, father, parent, sport, seedling, confusion.
 
     The other is a fruit of the catalog (`other`, whose name `name` keeps) or a variety known
@@ -659,6 +662,8 @@ class FruitRelation(models.Model):
     name_key = models.TextField(editable=False)
     note = models.TextField(blank=True, default="", max_length=RELATION_NOTE_MAX)
     position = models.PositiveIntegerField(default=0)
+
+    objects = AnnouncedDeletesQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "pk"]

@@ -23,6 +23,7 @@ from catalog.models import (
     KeptFruitImage,
     NameKind,
     add_spellings,
+    searched_names_elsewhere,
 )
 from catalog.signals import fruit_written
 from catalog.validators import LOOP_MESSAGE, descends_from
@@ -504,6 +505,75 @@ def fruit_update(
 
 
 @transaction.atomic
+def fruits_update(*, changes: list[tuple[Fruit, dict]]) -> None:
+    """Update fruits' names and types and, when given, replace their other names, as
+    `fruit_update` does for each, in a few statements for them all (give a few hundred at a
+    time), and a probe each for the relations given by their names (`relations_link_to`).
+
+    `changes`: `(fruit, {"name": ..., "type": ..., "names": [...] or None})`, a fruit once;
+    its catalog number is left as it is. Raises `Fruit.DoesNotExist` when one is gone.
+    """
+    ids = sorted(fruit.pk for fruit, _ in changes)
+    previous = {
+        pk: (fruit_type, name)
+        for pk, fruit_type, name in Fruit._base_manager.filter(pk__in=ids)
+        .select_for_update(no_key=True)
+        .order_by("pk")
+        .values_list("pk", "type", "name")
+    }
+    missing = [pk for pk in ids if pk not in previous]
+    if missing:
+        raise Fruit.DoesNotExist(f"Fruits {missing} do not exist.")
+    stored = defaultdict(list)
+    for row in FruitName.objects.filter(fruit_id__in=ids).order_by("fruit_id", "position", "pk"):
+        stored[row.fruit_id].append(row)
+    replaced, texts = [], {}
+    for fruit, change in changes:
+        fruit.name, fruit.type = change["name"], change["type"]
+        names = change.get("names")
+        if names is not None:
+            wanted = [{field: record[field] for field in NAME_FIELDS} for record in names]
+            if [row.as_record() for row in stored[fruit.pk]] != wanted:
+                replaced.append((fruit, names))
+            texts[fruit.pk] = [record["name"] for record in names]
+        else:
+            texts[fruit.pk] = [row.name for row in stored[fruit.pk]]
+    FruitName.objects.filter(fruit_id__in=[fruit.pk for fruit, _ in replaced]).delete()
+    made = FruitName.objects.bulk_create(
+        row for fruit, names in replaced for row in _name_rows(fruit, names)
+    )
+    announce(FruitName, made, "created")
+    elsewhere = searched_names_elsewhere(ids)
+    now = timezone.now()
+    fruits = [fruit for fruit, _ in changes]
+    searched = []
+    for fruit in fruits:
+        fruit.__dict__.pop("name_list", None)
+        names = [*texts[fruit.pk], *elsewhere.get(fruit.pk, [])]
+        fruit.set_search_text(names)
+        fruit.updated_at = now
+        searched.append((fruit, names))
+    Fruit.objects.bulk_update(fruits, ["name", "type", "search_text", "updated_at"])
+    announce(Fruit, Fruit.objects.filter(pk__in=ids), "changed")
+    FruitSpelling.objects.filter(fruit_id__in=ids).delete()
+    add_spellings(searched)
+    for fruit, change in changes:
+        previous_type, previous_name = previous[fruit.pk]
+        records = change.get("names")
+        if records is not None or fruit.name != previous_name:
+            if records is None:
+                records = [row.as_record() for row in stored[fruit.pk]]
+            relations_link_to(fruit=fruit, names=_names_of(fruit, records))
+        fruit_written.send(
+            sender=Fruit,
+            fruit=fruit,
+            previous_type=previous_type,
+            renumbered=False,
+            deleted=False,
+        )
+
+
+@transaction.atomic
 def fruit_touch(*, fruit: Fruit) -> Fruit:
     """Lock the fruit for another app's write of what it holds (a bulk import's characteristic
     columns) and date the change (`updated_at`, the exports' per-fruit date), leaving its own
@@ -570,6 +640,53 @@ def fruit_delete(*, fruit: Fruit) -> None:
     # deletion collector would otherwise load the bytes of every image it hands to it.
     images.without_blobs().delete()
     fruit.delete()
+
+
+@transaction.atomic
+def fruits_delete(*, fruits: list[Fruit]) -> None:
+    """Delete fruits as `fruit_delete` deletes each, in a few statements for them all (give a
+    few hundred at a time): they are locked, the relations of other fruits pointing at them
+    keep the names they have now, `fruit_written` is sent for each, their images are kept,
+    and they go with their names, relations and values.
+
+    Raises `Fruit.DoesNotExist` when one is already gone, `ProtectedError` when a publication
+    cites one (nothing is deleted then).
+    """
+    ids = sorted({fruit.pk for fruit in fruits})
+    locked = {
+        pk: (name, fruit_type)
+        for pk, name, fruit_type in Fruit._base_manager.filter(pk__in=ids)
+        .select_for_update()
+        .order_by("pk")
+        .values_list("pk", "name", "type")
+    }
+    missing = [pk for pk in ids if pk not in locked]
+    if missing:
+        raise Fruit.DoesNotExist(f"Fruits {missing} do not exist.")
+    # What other fruits say of them stays, by the name each has now (read under the lock).
+    pointing = defaultdict(list)
+    for pk, other_id in (
+        FruitRelation.objects.filter(other_id__in=ids)
+        .exclude(fruit_id__in=ids)
+        .values_list("pk", "other_id")
+    ):
+        pointing[other_id].append(pk)
+    for other_id, relation_ids in pointing.items():
+        name = locked[other_id][0]
+        FruitRelation.objects.filter(pk__in=relation_ids).update(
+            name=name, name_key=name_key(name), other=None
+        )
+    changed = [pk for relation_ids in pointing.values() for pk in relation_ids]
+    announce(FruitRelation, FruitRelation.objects.filter(pk__in=changed), "changed")
+    for fruit in fruits:
+        fruit.type = locked[fruit.pk][1]
+        fruit_written.send(
+            sender=Fruit, fruit=fruit, previous_type=fruit.type, renumbered=False, deleted=True
+        )
+    images = FruitImage.objects.filter(fruit_id__in=ids)
+    insert_select(KeptFruitImage, images, {**_kept_columns(), "kept_at": Now()})
+    images.without_blobs().delete()  # as `fruit_delete` does: never their bytes
+    Fruit.objects.filter(pk__in=ids).delete()
 
 
 def _kept_columns() -> dict[str, str]:

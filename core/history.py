@@ -8,8 +8,9 @@ version is every row of one revision about it. A write outside any door is recor
 a command, a revision of its own.
 
 The lower apps write as they do (saves, deletes, `bulk_create`, `update`); what Django's model
-signals do not announce (`bulk_create`, `update`, and the deletion of rows with bytes, see
-`blobs.models`) they announce with `rows_written` (`announce`), which the `history` app receives.
+signals do not announce (`bulk_create`, `update`) and every deletion (rows with bytes: see
+`blobs.models`; the others: `AnnouncedDeletes`) they announce with `rows_written` (`announce`),
+which the `history` app receives.
 """
 
 import contextlib
@@ -17,10 +18,11 @@ import uuid
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from django.db import models
 from django.dispatch import Signal
 
 # Rows written without the model signals the history receives: `action` "created"
-# (`bulk_create`), "changed" (`update`) or "deleted" (rows with bytes, before their deletion).
+# (`bulk_create`), "changed" (`update`) or "deleted" (just before their deletion).
 # Arguments: `model`, `rows` (the model instances, as stored), `action`.
 rows_written = Signal()
 
@@ -83,6 +85,46 @@ def announce(model, rows, action: str) -> None:
     rows = list(rows)
     if rows:
         rows_written.send(sender=model, model=model, rows=rows, action=action)
+
+
+def announce_deletion(rows) -> None:
+    """Announce `rows` (a queryset) as deleted, and before them the rows a deletion of theirs
+    cascades to whose deletions are announced too (`AnnouncedDeletes`): call it just before
+    deleting them, while they are still there to record."""
+    model = rows.model
+    for relation in model._meta.related_objects:
+        child = relation.related_model
+        if getattr(relation, "on_delete", None) is models.CASCADE and issubclass(
+            child, AnnouncedDeletes
+        ):
+            parents = rows.order_by().values("pk")
+            announce_deletion(child._base_manager.filter(**{f"{relation.field.name}__in": parents}))
+    announce(model, rows.order_by("pk"), "deleted")
+
+
+class AnnouncedDeletesQuerySet(models.QuerySet):
+    """The queryset of a model whose deletions are announced (`AnnouncedDeletes`)."""
+
+    def delete(self):
+        """Delete the rows, announcing them first, with the rows it cascades to."""
+        announce_deletion(self)
+        return super().delete()
+
+
+class AnnouncedDeletes(models.Model):
+    """A model whose deletions are announced (`rows_written`, "deleted") rather than told row
+    by row by Django's delete signals, which the history does not receive for it: a receiver of
+    them makes the deletion collector load every row it deletes and a statement per row record
+    it. Its deletions go through its `delete()` or its querysets' (`AnnouncedDeletesQuerySet`,
+    the manager's), or cascade from the deletion of a model that announces them too."""
+
+    class Meta:
+        abstract = True
+
+    def delete(self, *args, **kwargs):
+        """Delete the row, announcing it first, with the rows it cascades to."""
+        announce_deletion(type(self)._base_manager.filter(pk=self.pk))
+        return super().delete(*args, **kwargs)
 
 
 class DoorMiddleware:

@@ -14,6 +14,7 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation
+from core.history import AnnouncedDeletes
 from identification.models import (
     Characteristic,
     CharacteristicState,
@@ -74,10 +75,12 @@ def _writer(instance, request=None, **kwargs):
     return door.writer if door is not None else None
 
 
-class RecordsOfBytes(HistoricalRecords):
-    """For a model with byte columns: its deletions are announced by `blobs` (with the rows'
-    metadata only), not received from Django's delete signals, whose mere presence makes the
-    deletion collector load every column of the rows a cascade or a protection check visits."""
+class AnnouncedRecords(HistoricalRecords):
+    """For a model whose deletions are announced (`core.history.rows_written`: rows with bytes,
+    by `blobs` with their metadata only; the others, `core.history.AnnouncedDeletes`), not
+    received from Django's delete signals, whose mere presence makes the deletion collector load
+    every row (every column, bytes too) a deletion, a cascade or a protection check visits, and
+    records each deleted row with a statement of its own."""
 
     def finalize(self, sender, **kwargs):
         super().finalize(sender, **kwargs)
@@ -100,11 +103,13 @@ RECORDED = [
     (CharacteristicState, []),
 ]
 WITH_BYTES = {FruitImage, PublicationFruit, Publication}
+# Every recorded model announces its deletions: those with bytes, and the `AnnouncedDeletes`.
+ANNOUNCED = WITH_BYTES | {model for model, _ in RECORDED if issubclass(model, AnnouncedDeletes)}
 
 for _model, _excluded in RECORDED:
     simple_history.register(
         _model,
-        records_class=RecordsOfBytes if _model in WITH_BYTES else HistoricalRecords,
+        records_class=AnnouncedRecords if _model in ANNOUNCED else HistoricalRecords,
         app="history",
         bases=[Recorded],
         excluded_fields=_excluded,

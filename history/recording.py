@@ -1,10 +1,11 @@
 """Record every change in the historical tables, in the change's own transaction.
 
-Saves and deletes of the recorded models are recorded by django-simple-history's own receivers
-(post_save, post_delete); here each historical row is stamped with its door's revision, door,
-import and action (`core.history.current_door`), and the rows written without `save()`, which
-the apps announce (`core.history.rows_written`), are copied in the database, a statement per
-model and announcement.
+Saves of the recorded models are recorded by django-simple-history's own receiver (post_save);
+here each historical row is stamped with its door's revision, door, import and action
+(`core.history.current_door`), and the rows written without `save()`, which the apps announce
+(`core.history.rows_written`: `bulk_create`, `update`, and every deletion, see
+`core.history.AnnouncedDeletes`), are copied in the database, a statement per model and
+announcement.
 """
 
 import uuid

@@ -11,8 +11,9 @@ and only `force` undoes the others. So is a created fruit a publication cites (i
 refused), and a changed fruit whose state before the import was never recorded.
 
 The changed fruits are put back through the catalog's and identification's services inside a
-door of action `reverted`; the created ones are deleted through `fruit_delete`, as any deletion,
-and so are listed among the deleted fruits and can be restored.
+door of action `reverted`; the created ones are deleted through `fruits_delete`, as `fruit_delete`
+deletes any fruit, a few hundred at a time, and so are listed among the deleted fruits and can
+be restored.
 """
 
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from django.db.models import ProtectedError
 from django.utils import timezone
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, ImportBatch
-from catalog.services import fruit_delete, fruit_update
+from catalog.services import fruit_update, fruits_delete, fruits_update
 from core.history import current_door, door
 from history.services import _restorable
 from history.versions import FRUITS_PER_QUERY, Version, fruits_versions
@@ -126,23 +127,53 @@ def import_undo(*, batch_id: int, force: bool = False) -> UndoReport:
         report = UndoReport(batch=batch, left=[item.fruit_id for item in plan.conflicts])
         if plan.reverted:
             with _door("reverted"):
+                together = [item for item in plan.reverted if _together(item)]
+                for start in range(0, len(together), PUT_BACK_PER_CALL):
+                    chunk = together[start : start + PUT_BACK_PER_CALL]
+                    changes = [(fruits[item.fruit_id], _fields(item)) for item in chunk]
+                    fruits_update(changes=changes)
+                written = {item.fruit_id for item in together}
                 for item in plan.reverted:
-                    report.not_restored += _put_back(item, fruits[item.fruit_id])
+                    report.not_restored += _put_back(
+                        item, fruits[item.fruit_id], fields_written=item.fruit_id in written
+                    )
                     report.reverted.append(item.fruit_id)
         with _door(""):
-            for item in plan.deleted:
-                try:
-                    fruit_delete(fruit=fruits[item.fruit_id])
-                except ProtectedError:  # linked by a publication since the check
-                    if not force:
-                        raise UndoConflict([item.fruit_id]) from None
-                    report.left.append(item.fruit_id)
-                    continue
-                report.deleted.append(item.fruit_id)
+            created = [fruits[item.fruit_id] for item in plan.deleted]
+            for start in range(0, len(created), DELETED_PER_CALL):
+                chunk = created[start : start + DELETED_PER_CALL]
+                report.deleted += _delete(chunk, force=force, left=report.left)
         batch.undone_at = timezone.now()
         batch.save(update_fields=["undone_at"])
     report.left.sort()
     return report
+
+
+# Created fruits deleted by one call of `fruits_delete`: a few statements for them all, each
+# naming at most this many ids (within every database's limit of parameters).
+DELETED_PER_CALL = 500
+
+
+def _delete(fruits: list[Fruit], *, force: bool, left: list[int]) -> list[int]:
+    """Delete the fruits (`fruits_delete`); returns their ids. A publication citing some since
+    the check (`ProtectedError`) is a conflict, unless `force`: those are added to `left`
+    and the others deleted."""
+    while fruits:
+        try:
+            with transaction.atomic():
+                fruits_delete(fruits=fruits)
+        except ProtectedError as error:
+            cited = {getattr(row, "fruit_id", None) for row in error.protected_objects}
+            cited &= {fruit.pk for fruit in fruits}
+            if not cited:
+                raise
+            if not force:
+                raise UndoConflict(cited) from None
+            left += sorted(cited)
+            fruits = [fruit for fruit in fruits if fruit.pk not in cited]
+            continue
+        return [fruit.pk for fruit in fruits]
+    return []
 
 
 def _door(action: str):
@@ -233,12 +264,35 @@ def _cited(fruit_ids) -> set[int]:
     return cited
 
 
-def _put_back(item: FruitUndo, fruit: Fruit) -> list[str]:
-    """Write back what the import changed of the fruit; returns what could not come back."""
+# What `fruit_update` writes back; the name, type and other names of many fruits together
+# (`fruits_update`, this many a call) when nothing else of theirs changes.
+FIELDS = {"name", "type", "catalog_number", "names", "relations"}
+TOGETHER = {"name", "type", "names"}
+PUT_BACK_PER_CALL = 500
+
+
+def _together(item: FruitUndo) -> bool:
+    """Whether the fruit's fields and names are put back with others' (`fruits_update`)."""
+    changed = item.changes.keys() & FIELDS
+    return bool(changed) and changed <= TOGETHER
+
+
+def _fields(item: FruitUndo) -> dict:
+    """What `fruits_update` writes back of the fruit: other names only when they changed."""
+    state = item.before.state
+    names = state["names"] if "names" in item.changes else None
+    return {"name": state["name"], "type": state["type"], "names": names}
+
+
+def _put_back(item: FruitUndo, fruit: Fruit, *, fields_written: bool = False) -> list[str]:
+    """Write back what the import changed of the fruit (its fields and names unless already
+    `fields_written`); returns what could not come back. Nothing unchanged is written."""
     target, changed = item.before, item.changes
     state = target.state
-    relations, values, missing = _restorable(target, item.fruit_id)
-    if changed.keys() & {"name", "type", "catalog_number", "names", "relations"}:
+    relations, values, missing = [], [], []
+    if changed.keys() & {"relations", "characteristics", "type"}:
+        relations, values, missing = _restorable(target, item.fruit_id)
+    if changed.keys() & FIELDS and not fields_written:
         fruit_update(
             fruit=fruit,
             name=state["name"],

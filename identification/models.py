@@ -7,6 +7,7 @@ from django.db.models import Q
 
 from blobs.models import blob_fields
 from catalog.models import Fruit, FruitImage, FruitType
+from core.history import AnnouncedDeletes, AnnouncedDeletesQuerySet
 from publications.models import Publication
 
 CODE_PATTERN = r"^[a-z][a-z0-9_]{0,49}\Z"
@@ -52,7 +53,7 @@ def split_types(joined: str) -> list[str]:
     return [value for value in joined.split(",") if value]
 
 
-class CharacteristicQuerySet(models.QuerySet):
+class CharacteristicQuerySet(AnnouncedDeletesQuerySet):
     def of_type(self, fruit_type: str):
         return self.filter(fruit_types__contains=f",{fruit_type},")
 
@@ -66,7 +67,7 @@ class CharacteristicQuerySet(models.QuerySet):
         )
 
 
-class Characteristic(models.Model):
+class Characteristic(AnnouncedDeletes):
     """A question a fruit answers: a UPOV/ECPGR characteristic with its states."""
 
     code = models.CharField(
@@ -118,7 +119,7 @@ class Characteristic(models.Model):
         self.fruit_types = join_types(types)
 
 
-class CharacteristicStateQuerySet(models.QuerySet):
+class CharacteristicStateQuerySet(AnnouncedDeletesQuerySet):
     def with_images(self):
         """Each state's image joined in, without its bytes."""
         return self.select_related("image").defer(*blob_fields(FruitImage, via="image"))
@@ -127,7 +128,7 @@ class CharacteristicStateQuerySet(models.QuerySet):
         return self.filter(characteristic__in=Characteristic.objects.of_type(fruit_type))
 
 
-class CharacteristicState(models.Model):
+class CharacteristicState(AnnouncedDeletes):
     """One state of a characteristic (`value` 1-99; ordinal ones noted 1/3/5/7/9), optionally
     shown by one of the catalog's fruit images."""
 
@@ -165,7 +166,7 @@ class CharacteristicState(models.Model):
         return f"{self.value}: {self.label}"
 
 
-class FruitCharacteristic(models.Model):
+class FruitCharacteristic(AnnouncedDeletes):
     """What a fruit shows of a characteristic (one or several states), and where that is said:
     a publication that describes the fruit, with its pages."""
 
@@ -183,6 +184,8 @@ class FruitCharacteristic(models.Model):
     note = models.TextField(max_length=NOTE_MAX, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = AnnouncedDeletesQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -198,13 +201,15 @@ class FruitCharacteristic(models.Model):
         return f"{self.fruit_id}: {self.characteristic_id}"
 
 
-class FruitCharacteristicState(models.Model):
+class FruitCharacteristicState(AnnouncedDeletes):
     """One state a fruit shows. PROTECT: a state in use cannot be removed (a 409)."""
 
     fruit_characteristic = models.ForeignKey(
         FruitCharacteristic, on_delete=models.CASCADE, related_name="state_links"
     )
     state = models.ForeignKey(CharacteristicState, on_delete=models.PROTECT, related_name="+")
+
+    objects = AnnouncedDeletesQuerySet.as_manager()
 
     class Meta:
         constraints = [

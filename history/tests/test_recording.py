@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from catalog.models import Fruit, FruitImage, ImportBatch
 from catalog.tests.test_admin import fruit_form_data
+from core.testing.admin_pages import form_errors
 from core.testing.queries import selected_blob_columns
 
 pytestmark = pytest.mark.django_db
@@ -201,3 +202,103 @@ def test_deleting_a_publication_records_the_values_that_stop_citing_it(
     assert (value.source_publication_id, value.pages) == (None, "")
     latest = FruitCharacteristic.history.filter(id=value.pk).order_by("-history_id").first()
     assert (latest.source_publication_id, latest.pages, latest.via) == (None, "", "api")
+
+
+def _valued_fruit(fruit_factory, code):
+    """A fruit with another name, a relation and a characteristic value (two states)."""
+    from catalog.services import fruit_update
+    from identification.services import fruit_set_characteristics
+    from identification.tests.factories import make_characteristic
+
+    size = make_characteristic(code, scale="nominal")
+    fruit = fruit_factory(name="Topaz", synonyms=["Topas"])
+    fruit_update(
+        fruit=fruit, relations=[{"kind": "mother", "other_id": None, "name": "Vanda", "note": ""}]
+    )
+    states = [size.states.get(value=1).pk, size.states.get(value=3).pk]
+    record = {"characteristic_id": size.pk, "state_ids": states}
+    record |= {"source_publication_id": None, "pages": "", "note": ""}
+    fruit_set_characteristics(fruit=fruit, records=[record])
+    return fruit, size
+
+
+def _deleted(model, **filters):
+    return history_of(model, history_type="-", **filters)
+
+
+def test_an_admin_inline_deletion_of_a_name_or_a_relation_is_recorded(
+    admin_client, admin_user, fruit_factory
+):
+    from catalog.models import FruitName, FruitRelation
+
+    fruit, _ = _valued_fruit(fruit_factory, "X_INLINE")
+    (name,) = fruit.names.all()
+    (relation,) = fruit.relations.all()
+    data = fruit_form_data(
+        name="Topaz", catalog_number=fruit.catalog_number, existing_names=[(name, "Topas", 0, True)]
+    )
+    data |= {"relations-TOTAL_FORMS": "1", "relations-INITIAL_FORMS": "1"}
+    data |= {
+        "relations-0-id": relation.pk,
+        "relations-0-fruit": fruit.pk,
+        "relations-0-DELETE": "on",
+    }
+    data |= {"relations-0-kind": "mother", "relations-0-name": "Vanda", "relations-0-position": 0}
+    response = admin_client.post(reverse("admin:catalog_fruit_change", args=[fruit.pk]), data)
+    assert response.status_code == 302, form_errors(response)
+
+    assert not fruit.names.exists() and not fruit.relations.exists()
+    (gone_name,) = _deleted(FruitName, fruit_id=fruit.pk)
+    (gone_relation,) = _deleted(FruitRelation, fruit_id=fruit.pk)
+    assert (gone_name.name, gone_name.via, gone_name.history_user) == ("Topas", "admin", admin_user)
+    assert (gone_relation.name, gone_relation.via) == ("Vanda", "admin")
+
+
+def test_a_deletion_records_the_rows_it_cascades_to(fruit_factory):
+    from catalog.models import FruitName, FruitRelation
+    from identification.models import FruitCharacteristic, FruitCharacteristicState
+
+    fruit, _ = _valued_fruit(fruit_factory, "X_CASCADE")
+    (value,) = FruitCharacteristic.objects.filter(fruit=fruit)
+    links = set(
+        FruitCharacteristicState.objects.filter(fruit_characteristic=value).values_list(
+            "pk", flat=True
+        )
+    )
+
+    from core.history import door
+
+    with door("command"):
+        Fruit.objects.filter(pk=fruit.pk).delete()  # no service: the rows cascade from the fruit
+
+    (gone,) = _deleted(Fruit, id=fruit.pk)
+    assert [row.name for row in _deleted(FruitName, fruit_id=fruit.pk)] == ["Topas"]
+    assert [row.name for row in _deleted(FruitRelation, fruit_id=fruit.pk)] == ["Vanda"]
+    assert [row.id for row in _deleted(FruitCharacteristic, fruit_id=fruit.pk)] == [value.pk]
+    assert {
+        row.id for row in _deleted(FruitCharacteristicState, fruit_characteristic_id=value.pk)
+    } == links
+    assert len(links) == 2
+    assert {row.revision for row in _deleted(FruitName, fruit_id=fruit.pk)} == {gone.revision}
+
+
+def test_deleting_a_characteristic_records_its_states_and_the_values_fruits_held(fruit_factory):
+    from identification.models import (
+        Characteristic,
+        CharacteristicState,
+        FruitCharacteristic,
+        FruitCharacteristicState,
+    )
+    from identification.services import characteristic_delete
+
+    fruit, size = _valued_fruit(fruit_factory, "X_CHARDEL")
+    states = set(size.states.values_list("pk", flat=True))
+    (value,) = FruitCharacteristic.objects.filter(fruit=fruit)
+
+    pk = size.pk
+    characteristic_delete(characteristic=size)
+
+    assert [row.code for row in _deleted(Characteristic, id=pk)] == ["X_CHARDEL"]
+    assert {row.id for row in _deleted(CharacteristicState, characteristic_id=pk)} == states
+    assert [row.id for row in _deleted(FruitCharacteristic, fruit_id=fruit.pk)] == [value.pk]
+    assert len(_deleted(FruitCharacteristicState, fruit_characteristic_id=value.pk)) == 2

@@ -80,13 +80,13 @@ def an_autumn_import(curator) -> tuple[ImportBatch, dict[str, Fruit]]:
 
 @pytest.fixture
 def curator(db):
-    """A staff user who may change fruits and see the imports (the live server's tests flush
-    the database, so the Curators group its migration made may be gone)."""
+    """A staff user who may change and delete fruits and see the imports (the live server's
+    tests flush the database, so the Curators group its migration made may be gone)."""
     user = User.objects.create_user("curator", password=CURATOR_PASSWORD, is_staff=True)
     user.user_permissions.set(
         Permission.objects.filter(
             content_type__app_label="catalog",
-            codename__in=["view_fruit", "change_fruit", "view_importbatch"],
+            codename__in=["view_fruit", "change_fruit", "delete_fruit", "view_importbatch"],
         )
     )
     return user

@@ -216,3 +216,17 @@ def lighthouse_scores(url: str, attempts: int = 4) -> dict[str, float]:
             return scores
         problem = result.get("runtimeError") or run.stderr[-2000:] or scores
     raise AssertionError(f"Lighthouse gave no scores for {url}: {problem}")
+
+
+def screenshot(page, file_name: str, viewport) -> None:
+    """Keep the page's picture in `SCREENSHOTS_DIR` (the docs' screenshots), at the desktop
+    width only; nothing when the variable is unset."""
+    folder = os.environ.get("SCREENSHOTS_DIR")
+    if folder and viewport == DESKTOP:
+        page.screenshot(path=str(Path(folder) / file_name), full_page=True)
+
+
+def assert_accessible_within(page, viewport) -> None:
+    """No serious or critical axe violation, and nothing wider than the window."""
+    assert axe_violations(page) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]

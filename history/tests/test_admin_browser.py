@@ -6,9 +6,6 @@ pages docs/admin.md shows: admin-fruit-history.png, admin-fruit-revert.png and
 admin-recover-deleted.png.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.db import transaction
@@ -20,9 +17,10 @@ from core.history import door
 from core.testing.browser import (
     DESKTOP,
     PHONE,
-    axe_violations,
+    assert_accessible_within,
     log_in_to_admin,
     require_tools,
+    screenshot,
 )
 from history.versions import fruit_versions
 from identification.services import fruit_set_characteristics
@@ -117,18 +115,6 @@ def desk(admin_page, live_server, curator):
     return admin_page
 
 
-def screenshot(page, file_name: str, viewport) -> None:
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if folder and viewport == DESKTOP:
-        page.screenshot(path=str(Path(folder) / file_name), full_page=True)
-
-
-def checked(page, viewport) -> None:
-    """No serious or critical axe violation, and nothing wider than the window."""
-    assert axe_violations(page) == []
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
-
-
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
 def test_a_curator_reads_a_fruits_history_previews_a_revert_and_reverts(
     desk, live_server, curator, viewport
@@ -145,7 +131,7 @@ def test_a_curator_reads_a_fruits_history_previews_a_revert_and_reverts(
     assert "Size of fruit (size_of_fruit)" in newest
     assert "Schöner aus Boskoop" in versions.nth(1).inner_text()
     assert versions.nth(1).locator("del", has_text="Boskop").count() == 1
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
     screenshot(desk, "admin-fruit-history.png", viewport)
 
     # Back to the version that described the fruit first: name, names, relation and value.
@@ -154,7 +140,7 @@ def test_a_curator_reads_a_fruits_history_previews_a_revert_and_reverts(
     preview = desk.locator(".history-diff").inner_text()
     assert "Schöner aus Boskoop" in preview and "Boskop" in preview
     assert "Belle de Boskoop" in preview and "7 large" in preview
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
     screenshot(desk, "admin-fruit-revert.png", viewport)
 
     desk.get_by_role("button", name="Revert to this version").click()
@@ -174,13 +160,13 @@ def test_a_curator_recovers_a_deleted_fruit(desk, live_server, curator, viewport
     rows = desk.locator("#deleted-fruits tbody tr")
     assert rows.count() == 2
     assert "Ontario" in rows.first.inner_text()  # the latest deletion first
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
     screenshot(desk, "admin-recover-deleted.png", viewport)
 
     desk.get_by_role("link", name="Recover Gravensteiner…").click()
     desk.wait_for_selector("#recover-state")
     assert "Gravenstein (Synonym)" in desk.locator(".history-diff").inner_text()
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
 
     desk.get_by_role("button", name="Recover this fruit").click()
     desk.wait_for_selector(".messagelist .success")

@@ -5,9 +5,6 @@ With `SCREENSHOTS_DIR` set (`SCREENSHOTS_DIR=docs/screenshots`), the 1280 px run
 pages docs/admin.md shows: admin-importbatch-changelist.png and admin-import-undo.png.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.db import transaction
@@ -16,7 +13,14 @@ from catalog.imports import import_fruits
 from catalog.models import Fruit, ImportBatch
 from catalog.services import fruit_save, fruit_update
 from core.history import door
-from core.testing.browser import DESKTOP, PHONE, axe_violations, log_in_to_admin, require_tools
+from core.testing.browser import (
+    DESKTOP,
+    PHONE,
+    assert_accessible_within,
+    log_in_to_admin,
+    require_tools,
+    screenshot,
+)
 from history.undo import import_undo
 from identification.models import FruitCharacteristic
 from identification.services import fruit_set_characteristics
@@ -100,18 +104,6 @@ def desk(admin_page, live_server, curator):
     return admin_page
 
 
-def screenshot(page, file_name: str, viewport) -> None:
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if folder and viewport == DESKTOP:
-        page.screenshot(path=str(Path(folder) / file_name), full_page=True)
-
-
-def checked(page, viewport) -> None:
-    """No serious or critical axe violation, and nothing wider than the window."""
-    assert axe_violations(page) == []
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
-
-
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
 def test_a_curator_previews_an_imports_undo_and_undoes_it_leaving_a_fruit_changed_since(
     desk, live_server, curator, viewport
@@ -124,7 +116,7 @@ def test_a_curator_previews_an_imports_undo_and_undoes_it_leaving_a_fruit_change
     assert rows.count() == 2
     assert "autumn-2026.csv" in rows.first.inner_text()  # the latest first
     assert rows.nth(1).get_by_role("link", name="Undo import").count() == 0  # undone
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
     screenshot(desk, "admin-importbatch-changelist.png", viewport)
 
     desk.get_by_role("link", name=f"Undo import {autumn.pk}…").click()
@@ -140,13 +132,13 @@ def test_a_curator_previews_an_imports_undo_and_undoes_it_leaving_a_fruit_change
     assert boskoop.locator("ins", has_text="Boskoop").count() == 1
     assert boskoop.locator("del", has_text="Belle de Boskoop").count() == 1
     assert boskoop.locator("del", has_text="9").count() == 1
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
     screenshot(desk, "admin-import-undo.png", viewport)
 
     desk.get_by_role("button", name="Undo this import").click()
     desk.wait_for_selector("#undo-refusal")
     assert Fruit.objects.filter(name="Kaiser Wilhelm").exists()  # refused: nothing changed
-    checked(desk, viewport)
+    assert_accessible_within(desk, viewport)
 
     desk.get_by_label("Undo the rest and leave the 1 fruit above as it is").check()
     desk.get_by_role("button", name="Undo this import").click()

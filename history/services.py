@@ -48,7 +48,7 @@ def fruit_revert(*, fruit_id: int, version_id: str) -> tuple[Fruit, list[str]]:
         lock_row(Fruit, fruit_id)
         fruit = Fruit.objects.get(pk=fruit_id)
         _check_number(target.state["catalog_number"], fruit_id)
-        relations, values, missing = _restorable(target, fruit_id)
+        relations, values, missing = restorable(target, fruit_id)
         fruit_update(
             fruit=fruit,
             name=target.state["name"],
@@ -91,7 +91,7 @@ def fruit_revert_preview(*, fruit_id: int, version_id: str) -> RevertPreview:
         refused = None
     except CatalogNumberHeld as error:
         refused = error
-    relations, values, missing = _restorable(target, fruit_id)
+    relations, values, missing = restorable(target, fruit_id)
     codes = {value["characteristic_id"]: value["code"] for value in target.state["characteristics"]}
     after = {
         **{part: target.state[part] for part in REVERTED},
@@ -132,7 +132,7 @@ def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
         if back or PurgedFruit.objects.filter(fruit_id=fruit_id).exists():
             raise VersionNotFound(fruit_id)
         _check_number(last.state["catalog_number"], fruit_id)
-        relations, values, missing = _restorable(last, fruit_id)
+        relations, values, missing = restorable(last, fruit_id)
         fruit = Fruit(
             pk=fruit_id,
             name=last.state["name"],
@@ -170,7 +170,7 @@ def _check_number(number: int | None, fruit_id: int) -> None:
         raise CatalogNumberHeld(number, holder.pk)
 
 
-def _restorable(version: Version, fruit_id: int) -> tuple[list[dict], list[dict], list[str]]:
+def restorable(version: Version, fruit_id: int) -> tuple[list[dict], list[dict], list[str]]:
     """The version's relations and values as the services take them, and what cannot be
     restored as it was."""
     state, missing = version.state, []

@@ -25,7 +25,7 @@ from django.utils import timezone
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation, ImportBatch
 from catalog.services import fruit_update, fruits_delete, fruits_update
 from core.history import current_door, door
-from history.services import _restorable
+from history.services import restorable
 from history.versions import FRUITS_PER_QUERY, Version, fruits_versions
 from identification.models import FruitCharacteristic
 from identification.services import fruit_set_characteristics
@@ -291,7 +291,7 @@ def _put_back(item: FruitUndo, fruit: Fruit, *, fields_written: bool = False) ->
     state = target.state
     relations, values, missing = [], [], []
     if changed.keys() & {"relations", "characteristics", "type"}:
-        relations, values, missing = _restorable(target, item.fruit_id)
+        relations, values, missing = restorable(target, item.fruit_id)
     if changed.keys() & FIELDS and not fields_written:
         fruit_update(
             fruit=fruit,

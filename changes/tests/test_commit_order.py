@@ -15,10 +15,11 @@ from rest_framework.test import APIClient
 from catalog.services import fruit_create
 from changes import recording
 from changes.feed import encode_cursor
+from core.testing.races import WAIT_SECONDS, wait_until, waiting_for_advisory_lock
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
-WAIT = 10  # seconds; a step that takes longer has deadlocked
+WAIT = WAIT_SECONDS
 
 
 @pytest.fixture(autouse=True)
@@ -56,23 +57,7 @@ class Writer(threading.Thread):
 
 
 def waiting_for_the_feeds_lock() -> bool:
-    """Whether a session waits for the lock under which entries are inserted."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-            "AND classid = %s AND objid = %s",
-            [recording.CHANGES_LOCK >> 32, recording.CHANGES_LOCK & 0xFFFFFFFF],
-        )
-        return cursor.fetchone()[0] > 0
-
-
-def wait_until(condition) -> None:
-    done = threading.Event()
-    for _ in range(WAIT * 20):
-        if condition():
-            return
-        done.wait(0.05)
-    raise AssertionError("timed out")
+    return waiting_for_advisory_lock(recording.CHANGES_LOCK)
 
 
 def test_a_change_made_first_but_committed_last_comes_after_the_one_committed_first():

@@ -14,13 +14,14 @@ from django.utils import timezone
 from catalog.models import Fruit, FruitImage, KeptFruitImage
 from catalog.services import fruit_create, fruit_delete
 from core.testing.media import make_object_png
+from core.testing.races import WAIT_SECONDS, wait_until, waiting_for_advisory_lock
 from history import purging
 from history.models import PurgedFruit
 from history.services import VersionNotFound, fruit_restore
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
-WAIT = 10  # seconds; a step that takes longer has deadlocked
+WAIT = WAIT_SECONDS
 
 
 @pytest.fixture(autouse=True)
@@ -46,22 +47,7 @@ class Step(threading.Thread):
 
 
 def waiting_for_the_purges_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-            "AND classid = %s AND objid = %s",
-            [purging.DELETED_FRUITS_LOCK >> 32, purging.DELETED_FRUITS_LOCK & 0xFFFFFFFF],
-        )
-        return cursor.fetchone()[0] > 0
-
-
-def wait_until(condition) -> None:
-    pause = threading.Event()
-    for _ in range(WAIT * 20):
-        if condition():
-            return
-        pause.wait(0.05)
-    raise AssertionError("timed out")
+    return waiting_for_advisory_lock(purging.DELETED_FRUITS_LOCK)
 
 
 def test_a_restore_waits_for_a_purge_of_its_fruit_and_finds_it_purged():

@@ -21,6 +21,7 @@ misspellings (`catalog/tests/test_search_quality.py`).
 """
 
 import logging
+from functools import cached_property
 
 from django.db import connection
 from django.db.models import Case, F, FloatField, IntegerField, Q, Value, When
@@ -250,7 +251,7 @@ def corrections(term: str) -> list[list[str]] | None:
     At most `CORRECTED_WORDS_MAX` words are looked up (one indexed query each on PostgreSQL,
     the trigram GiST index's nearest neighbours); the others stay as typed.
     """
-    words = list(dict.fromkeys(term.split()))
+    words, dictionary = list(dict.fromkeys(term.split())), SqliteDictionary()
     if not any(forgives(word) for word in words):
         return None  # no word may be guessed at ("ab cd"): nothing the substring search missed
     result, corrected, looked_up = [], False, 0
@@ -258,13 +259,26 @@ def corrections(term: str) -> list[list[str]] | None:
         spellings = [word]
         if forgives(word) and looked_up < CORRECTED_WORDS_MAX:
             looked_up += 1
-            spellings += [found for found in closest_words(word) if found != word]
+            spellings += [found for found in closest_words(word, dictionary) if found != word]
             corrected = corrected or len(spellings) > 1
         result.append(spellings)
     return result if corrected or len(words) > 1 else None
 
 
-def closest_words(word: str) -> list[str]:
+class SqliteDictionary:
+    """SQLite's dictionary, read once for all the words of a term (and only if one is looked
+    up): at most `SQLITE_WORD_SCAN` words, in their order."""
+
+    @cached_property
+    def words(self) -> list[str]:
+        from catalog.models import SearchWord
+
+        return list(
+            SearchWord.objects.order_by("word").values_list("word", flat=True)[:SQLITE_WORD_SCAN]
+        )
+
+
+def closest_words(word: str, dictionary: "SqliteDictionary") -> list[str]:
     """The dictionary's words closest to `word` (itself first when it is one), at most
     `CORRECTIONS_MAX`, each at least `CORRECTION_MIN` similar (pg_trgm's `similarity`)."""
     from catalog.models import SearchWord
@@ -278,10 +292,7 @@ def closest_words(word: str) -> list[str]:
             .values_list("word", "distance")[:CORRECTIONS_MAX]
         )
         return [found for found, distance in nearest if 1 - distance >= CORRECTION_MIN]
-    scored = (
-        (similarity(word, found), found)
-        for found in SearchWord.objects.values_list("word", flat=True)[:SQLITE_WORD_SCAN]
-    )
+    scored = ((similarity(word, found), found) for found in dictionary.words)
     best = sorted((row for row in scored if row[0] >= CORRECTION_MIN), key=lambda r: (-r[0], r[1]))
     return [found for _, found in best[:CORRECTIONS_MAX]]
 

@@ -211,6 +211,7 @@ def _link_by_name(rows: list[FruitRelation], report: RelationLinks) -> None:
         )
     )
     holder_names = None
+    linked: list[int] = []
     for row in rows:
         key = name_key(row.name)
         if len(held.get(key, ())) > 1:
@@ -236,10 +237,12 @@ def _link_by_name(rows: list[FruitRelation], report: RelationLinks) -> None:
         if FruitRelation.objects.filter(pk=row.pk, other__isnull=True).update(
             other_id=target, name=name, name_key=name_key(name)
         ):
-            announce(FruitRelation, FruitRelation.objects.filter(pk=row.pk), "changed")
+            linked.append(row.pk)
             taken.add((row.fruit_id, row.kind, target))
             report.linked += 1
             report.made.append((row.pk, row.fruit_id, row.kind, row.name))
+    # The history and the feed learn of them all at once: a statement, not two a relation.
+    announce(FruitRelation, FruitRelation.objects.filter(pk__in=linked), "changed")
 
 
 def _yield_links_by_name(fruit: Fruit, made: list[tuple], ancestors: list[int]) -> None:

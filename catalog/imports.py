@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
 from catalog.models import CATALOG_NUMBER_MAX, Fruit, FruitType, ImportBatch
-from catalog.services import CatalogNumberTaken, fruit_touch, fruit_update, fruits_create
+from catalog.services import CatalogNumberTaken, fruit_touch, fruits_create, fruits_update
 from catalog.validators import TEXT_MAX, clean_names, names_from_synonyms, validate_name_text
 from core.db.deadlines import renew_for_next_step
 from core.history import current_door, door
@@ -556,7 +556,8 @@ def apply_import(report: ImportReport, *, file_name: str = "") -> None:
     """Store the new and changed rows through the catalog's services, all or nothing.
 
     New fruits are created a batch at a time (`fruits_create`: a few statements for up to
-    `BATCH` rows in a run of new rows), changed ones a row at a time, in the file's order. A
+    `BATCH` rows in a run of new rows), and so are changed fruits' fields and names
+    (`fruits_update`), in the file's order; other apps' columns are stored a row at a time. A
     catalog number another write took meanwhile (the plan saw it free) is reported as that
     row's error and nothing is stored.
 
@@ -582,29 +583,38 @@ def apply_import(report: ImportReport, *, file_name: str = "") -> None:
 
 
 def _apply_rows(report: ImportReport) -> None:
-    """The rows' writes, in the file's order (`apply_import`)."""
-    new: list[PlannedRow] = []
+    """The rows' writes, in the file's order (`apply_import`): a run of new rows, or of rows
+    changing their fruits' fields or names, is written a batch at a time."""
+    run: list[PlannedRow] = []
     for row in report.rows:
-        if row.action == "new":
-            new.append(row)
-            if len(new) == BATCH:
-                _create(new)
-                new = []
+        if row.action not in ("new", "changed"):
             continue
-        if row.action != "changed":
-            continue
-        if new:  # the rows before it first: the file's order is the writes' order
-            _create(new)
-            new = []
-        if row.changes_fruit:
-            _store(
-                row,
-                lambda row=row: fruit_update(fruit=row.fruit, **_fields(row), names=row.names),
-            )
-        else:  # only other apps' columns: the fruit stays
+        if run and (_step(run[0]) != _step(row) or len(run) == BATCH):
+            _write(run)
+            run = []
+        run.append(row)
+    if run:
+        _write(run)
+
+
+def _step(row: PlannedRow) -> str:
+    """How the row is written: "new", "changed" (its fruit's fields or names) or "touched"
+    (only other apps' columns: the fruit stays)."""
+    if row.action == "new":
+        return "new"
+    return "changed" if row.changes_fruit else "touched"
+
+
+def _write(rows: list[PlannedRow]) -> None:
+    """Write a run of rows of one `_step`."""
+    step = _step(rows[0])
+    if step == "new":
+        _create(rows)
+    elif step == "changed":
+        _update(rows)
+    else:
+        for row in rows:
             _store(row, lambda row=row: fruit_touch(fruit=row.fruit))
-    if new:
-        _create(new)
 
 
 class _RowFailed(Exception):
@@ -637,6 +647,26 @@ def _create(rows: list[PlannedRow]) -> None:
             raise _RowFailed(_row_error(rows[0], error)) from None
 
 
+def _update(rows: list[PlannedRow]) -> None:
+    """Change the rows' fruits' fields and names at once (`fruits_update`), then store other
+    apps' columns of them, a row at a time."""
+    renew_for_next_step()  # each wait on the database stays bounded, not the whole import
+    changes = [
+        (row.fruit, {"name": row.name, "type": row.type, "names": row.names}) for row in rows
+    ]
+    try:
+        fruits_update(changes=changes)
+    except ObjectDoesNotExist:
+        ids = [row.fruit.pk for row in rows]
+        stored = set(Fruit.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        row = next(row for row in rows if row.fruit.pk not in stored)
+        raise _RowFailed(_deleted_meanwhile(row)) from None
+    except (ValidationError, IntegrityError) as error:
+        raise _RowFailed(_row_error(rows[0], error)) from None
+    for row in rows:
+        _store(row, lambda row=row: row.fruit)
+
+
 def _store(row: PlannedRow, write, *, extra: list | None = None) -> None:
     """Write the row's fruit (`write`, which returns it) and then its other apps' columns
     (`extra`, else the row's); what fails is the row's error."""
@@ -649,8 +679,12 @@ def _store(row: PlannedRow, write, *, extra: list | None = None) -> None:
     except (ValidationError, IntegrityError) as error:
         raise _RowFailed(_row_error(row, error)) from None
     except ObjectDoesNotExist:
-        message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
-        raise _RowFailed(RowError(row.row, "catalog_number", message)) from None
+        raise _RowFailed(_deleted_meanwhile(row)) from None
+
+
+def _deleted_meanwhile(row: PlannedRow) -> RowError:
+    message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
+    return RowError(row.row, "catalog_number", message)
 
 
 def _row_error(row: PlannedRow, error: ValidationError | IntegrityError) -> RowError:

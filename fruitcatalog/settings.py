@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "changes",
     "history",
     "wholefruit",
+    "brapi",
 ]
 
 MIDDLEWARE = [

@@ -469,3 +469,18 @@ def test_an_unreachable_database_is_a_503_in_brapi_shape(anon_client, monkeypatc
 def test_the_brapi_calls_are_not_in_the_apis_schema(anon_client):
     schema = anon_client.get("/api/v1/schema", HTTP_ACCEPT="application/json").json()
     assert not [path for path in schema["paths"] if "brapi" in path]
+
+
+def test_brapi_reads_and_searches_answer_any_origin(anon_client, orchard):
+    origin = {"HTTP_ORIGIN": "https://pedigree-viewer.example"}
+    response = anon_client.get(f"{BASE}/germplasm", **origin)
+    assert response["Access-Control-Allow-Origin"] == "https://pedigree-viewer.example"
+    preflight = anon_client.options(
+        f"{BASE}/search/germplasm",
+        **origin,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type, authorization",
+    )
+    assert preflight["Access-Control-Allow-Origin"] == "https://pedigree-viewer.example"
+    response = anon_client.post(f"{BASE}/search/germplasm", {}, format="json", **origin)
+    assert response["Access-Control-Allow-Origin"] == "https://pedigree-viewer.example"

@@ -8,6 +8,7 @@ know is left out rather than sent empty or null (v2.1's schemas allow no null).
 """
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from blobs.rights import ImageRole, License, alt_text_or_role, license_url
 from catalog.models import FRUIT_TYPE_TAXA, NameKind, RelationKind
@@ -45,12 +46,31 @@ def taxon_fields(fruit_type: str) -> dict:
     return {"genus": taxon.genus, **({"species": taxon.species} if taxon.species else {})}
 
 
-def relation_name(relation) -> str:
-    """The related variety's name: the fruit's own when it is in the catalog."""
-    return relation.other.name if relation.other_id is not None else relation.name
+class Related(NamedTuple):
+    """A fruit's parentage relation as the mapping reads it: its kind, the related variety's
+    name, and its id when it is in the catalog."""
+
+    kind: str
+    name: str
+    fruit_id: int | None = None
 
 
-def pedigree_string(relations: Iterable) -> str:
+def ancestry(fruit) -> list[Related]:
+    """The fruit's parentage (`reads.with_ancestry`): a related fruit's own name when it is in
+    the catalog, else the name the relation keeps."""
+    return [
+        Related(kind, other_name if other_id is not None else name, other_id)
+        for kind, name, other_id, other_name in fruit.ancestry
+    ]
+
+
+def descendants(fruit) -> list[Related]:
+    """The fruits that name this one in their parentage (`reads.with_descendants`), each with
+    the kind of that relation."""
+    return [Related(kind, name, fruit_id) for kind, fruit_id, name in fruit.descendants]
+
+
+def pedigree_string(relations: Iterable[Related]) -> str:
     """A fruit's parentage as one string, "" when none is known.
 
     A cross in Purdy notation, female first: "Golden Delicious/Jonathan", a side not known
@@ -63,13 +83,13 @@ def pedigree_string(relations: Iterable) -> str:
     for relation in relations:
         kind = relation.kind
         if kind in (RelationKind.MOTHER, RelationKind.SEEDLING_OF):
-            female.append(relation_name(relation))
+            female.append(relation.name)
         elif kind == RelationKind.FATHER:
-            male.append(relation_name(relation))
+            male.append(relation.name)
         elif kind == RelationKind.PARENT:
-            unknown.append(relation_name(relation))
+            unknown.append(relation.name)
         elif kind == RelationKind.SPORT_OF:
-            sport.append(relation_name(relation))
+            sport.append(relation.name)
     parts = []
     if female or male:
         parts.append(
@@ -89,7 +109,7 @@ def other_names(fruit) -> list[dict]:
 def germplasm(fruit, *, page_url: Callable[[int], str]) -> dict:
     """A fruit as a BrAPI `Germplasm`.
 
-    Reads `name_list` (`with_names()`) and the ancestry relations with their fruits. Its public
+    Reads `name_list` (`with_names()`) and `ancestry` (`reads.with_ancestry`). Its public
     page is both its permanent identifier (`germplasmPUI`, as the Darwin Core Archive's
     `taxonID`) and its `documentationURL`.
     """
@@ -108,7 +128,7 @@ def germplasm(fruit, *, page_url: Callable[[int], str]) -> dict:
     }
     if fruit.catalog_number is not None:
         record["accessionNumber"] = str(fruit.catalog_number)
-    pedigree = pedigree_string(fruit.relations.all())
+    pedigree = pedigree_string(ancestry(fruit))
     if pedigree:
         record["pedigree"] = pedigree
     return record
@@ -127,7 +147,7 @@ def mcpd(fruit, *, page_url: Callable[[int], str]) -> dict:
     }
     if fruit.catalog_number is not None:
         record["accessionNumber"] = str(fruit.catalog_number)
-    pedigree = pedigree_string(fruit.relations.all())
+    pedigree = pedigree_string(ancestry(fruit))
     if pedigree:
         record["ancestralData"] = pedigree
     return record
@@ -136,13 +156,13 @@ def mcpd(fruit, *, page_url: Callable[[int], str]) -> dict:
 def pedigree_node(
     fruit, *, page_url: Callable[[int], str], parents: bool = True, progeny: bool = True
 ) -> dict:
-    """A fruit as a BrAPI `PedigreeNode`: its parents in the catalog (`relations`) and the
-    fruits that name it as theirs (`related_relations`), each with its `parentType`
+    """A fruit as a BrAPI `PedigreeNode`: its parents in the catalog (`ancestry`) and the
+    fruits that name it as theirs (`descendants`), each with its `parentType`
     (`PARENT_TYPES`). Relations to varieties known by name alone have no `germplasmDbId` to
     give: the pedigree string names them. Parents and progeny whose role is not known are listed
     by id in `additionalInfo` (`parentsOfUnknownRole`, `progenyOfUnknownRole`, comma-separated
     `germplasmDbId`s)."""
-    relations = list(fruit.relations.all())
+    relations = ancestry(fruit)
     record = {
         "germplasmDbId": str(fruit.pk),
         "germplasmPUI": page_url(fruit.pk),
@@ -156,26 +176,26 @@ def pedigree_node(
     if parents:
         record["parents"] = [
             {
-                "germplasmDbId": str(relation.other_id),
-                "germplasmName": relation.other.name,
+                "germplasmDbId": str(relation.fruit_id),
+                "germplasmName": relation.name,
                 "parentType": PARENT_TYPES[relation.kind],
             }
             for relation in relations
-            if relation.other_id is not None and relation.kind in PARENT_TYPES
+            if relation.fruit_id is not None and relation.kind in PARENT_TYPES
         ]
         unknown = [
-            str(relation.other_id)
+            str(relation.fruit_id)
             for relation in relations
-            if relation.other_id is not None and relation.kind == RelationKind.PARENT
+            if relation.fruit_id is not None and relation.kind == RelationKind.PARENT
         ]
         if unknown:
             unknown_roles["parentsOfUnknownRole"] = ",".join(unknown)
     if progeny:
-        children = list(fruit.related_relations.all())
+        children = descendants(fruit)
         record["progeny"] = [
             {
                 "germplasmDbId": str(relation.fruit_id),
-                "germplasmName": relation.fruit.name,
+                "germplasmName": relation.name,
                 "parentType": PARENT_TYPES[relation.kind],
             }
             for relation in children

@@ -8,19 +8,8 @@ import pytest
 from brapi import mapping
 
 
-class Rows(list):
-    """A prefetched relation as the mapping reads it (`.all()`)."""
-
-    def all(self):
-        return self
-
-
-def relation(kind, name, other_id=None, fruit_id=None, fruit_name=""):
-    other = SimpleNamespace(name=name) if other_id is not None else None
-    fruit = SimpleNamespace(name=fruit_name)
-    return SimpleNamespace(
-        kind=kind, name=name, other_id=other_id, other=other, fruit_id=fruit_id, fruit=fruit
-    )
+def relation(kind, name, fruit_id=None):
+    return mapping.Related(kind, name, fruit_id)
 
 
 def fruit(pk=1, *, name="Jonagold", type="apple", number=3, names=(), relations=(), related=()):
@@ -30,8 +19,14 @@ def fruit(pk=1, *, name="Jonagold", type="apple", number=3, names=(), relations=
         type=type,
         catalog_number=number,
         name_list=list(names),
-        relations=Rows(relations),
-        related_relations=Rows(related),
+        # As `reads.with_ancestry` and `with_descendants` annotate them.
+        ancestry=[
+            [r.kind, f"stored {r.name}", r.fruit_id, r.name]
+            if r.fruit_id
+            else [r.kind, r.name, None, None]
+            for r in relations
+        ],
+        descendants=[[r.kind, r.fruit_id, r.name] for r in related],
     )
 
 
@@ -119,8 +114,8 @@ def test_a_pedigree_node_lists_only_relations_to_fruits_with_a_type():
                 relation("parent", "P", 5),
             ],
             related=[
-                relation("sport_of", "", fruit_id=7, fruit_name="Red Jonagold"),
-                relation("parent", "", fruit_id=8, fruit_name="Elstar"),
+                relation("sport_of", "Red Jonagold", 7),
+                relation("parent", "Elstar", 8),
             ],
         ),
         page_url=page_url,

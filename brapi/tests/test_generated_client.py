@@ -17,6 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -60,15 +62,33 @@ def call(name: str):
     return importlib.import_module(f"{PACKAGE}.api.{name}")
 
 
+class InProcess(httpx.WSGITransport):
+    """httpx's WSGI transport on Django's handler, keeping the test's database connection: as
+    Django's test client does, a request neither opens nor closes it (`close_old_connections`
+    is disconnected for each request, since the test client connects it again after its own,
+    and connected again when the test ends), so the service sees the test's transaction."""
+
+    def __init__(self):
+        super().__init__(app=WSGIHandler())
+
+    def handle_request(self, request):
+        request_started.disconnect(close_old_connections)
+        request_finished.disconnect(close_old_connections)
+        return super().handle_request(request)
+
+
 @pytest.fixture
 def client(generated):
     output = generated.stdout + generated.stderr
     assert generated.returncode == 0, output
     assert "Warning" not in output and "omitted" not in output, output
     client_module = importlib.import_module(f"{PACKAGE}.client")
-    transport = httpx.WSGITransport(app=WSGIHandler())
     client = client_module.Client(base_url=BASE_URL, raise_on_unexpected_status=True)
-    return client.set_httpx_client(httpx.Client(base_url=BASE_URL, transport=transport))
+    try:
+        yield client.set_httpx_client(httpx.Client(base_url=BASE_URL, transport=InProcess()))
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 def test_a_generated_brapi_client_reads_germplasm_pedigree_and_attributes(client, described):

@@ -1,4 +1,5 @@
-"""Server time of the fruit lists, detail, public pages and admin at a million fruits (PostgreSQL).
+"""Server time of the fruit lists, detail, public pages, admin and BrAPI at a million fruits
+(PostgreSQL).
 
 Run with ``python bench/bench_scale.py [--fruits 1000000]`` (``make bench-scale``). It creates the
 PostgreSQL database ``fruitcatalog_bench`` next to the one ``DATABASE_URL`` names (default: the
@@ -22,6 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import support  # bench/support.py, beside this script
 
@@ -288,6 +290,7 @@ def main() -> None:
     staff.force_login(admin)
     middle = args.fruits // 2
     deep_admin_page = min(2000, args.fruits // 100)
+    deep_brapi_page = max(0, min(100, args.fruits // 1000 - 1))  # BrAPI counts pages from 0
 
     def names(response) -> list[str]:
         return [fruit["name"] for fruit in response.json()["results"]]
@@ -341,6 +344,35 @@ def main() -> None:
             [fruit["catalog_number"] for fruit in r.json()["results"][:1]] == [number]
             or "another fruit first"
         )
+
+    def germplasm(response) -> list[dict]:
+        return response.json()["result"]["data"]
+
+    def germplasm_page_of(size: int):
+        return lambda r: len(germplasm(r)) == size or f"{len(germplasm(r))} germplasm, not {size}"
+
+    def accession(number: int):
+        return lambda r: (
+            [g["accessionNumber"] for g in germplasm(r)] == [str(number)] or "another germplasm"
+        )
+
+    def has_synonym(synonym: str):
+        return lambda r: (
+            (
+                bool(germplasm(r))
+                and all(synonym in [s["synonym"] for s in g["synonyms"]] for g in germplasm(r))
+            )
+            or "no germplasm with that synonym"
+        )
+
+    from catalog.models import FruitName
+
+    synonym, synonym_fruit = (
+        FruitName.objects.filter(fruit_id__gte=middle)
+        .order_by("fruit_id")
+        .values_list("name", "fruit__type")
+        .first()
+    )
 
     cases = [  # (row, client, path, what the answer must be: True or why it is not)
         ("list, page 1", client, "/api/v1/fruits", page_of(24)),
@@ -428,6 +460,36 @@ def main() -> None:
             all_of_type("pear"),
         ),
         ("detail", client, f"/api/v1/fruits/{middle}", numbered(middle)),
+        (
+            "BrAPI germplasm, a page of 1,000",
+            client,
+            "/brapi/v2/germplasm?pageSize=1000",
+            germplasm_page_of(1000),
+        ),
+        (
+            f"BrAPI germplasm, page {deep_brapi_page} of 1,000",
+            client,
+            f"/brapi/v2/germplasm?pageSize=1000&page={deep_brapi_page}",
+            germplasm_page_of(1000),
+        ),
+        (
+            "BrAPI germplasm, by accessionNumber",
+            client,
+            f"/brapi/v2/germplasm?accessionNumber={middle}",
+            accession(middle),
+        ),
+        (
+            "BrAPI germplasm, by synonym and crop",
+            client,
+            f"/brapi/v2/germplasm?synonym={quote(synonym)}&commonCropName={synonym_fruit}",
+            has_synonym(synonym),
+        ),
+        (
+            "BrAPI pedigree, a page of 1,000",
+            client,
+            "/brapi/v2/pedigree?pageSize=1000",
+            germplasm_page_of(1000),
+        ),
         ("site: the grid, page 1", client, "/", shows('class="card"')),
         ("site: the grid, search (schoner)", client, "/?search=schoner", shows("Schöner")),
         (

@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "changes",
     "history",
     "wholefruit",
+    "brapi",
 ]
 
 MIDDLEWARE = [
@@ -340,9 +341,9 @@ AXES_LOCKOUT_CALLABLE = "core.rest.throttling.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "core.rest.throttling.client_address"
 AXES_VERBOSE = False
 
-# CORS (django-cors-headers): public reads under /api/ answer any origin, without credentials
-# (core.apps); writes only from the origins listed here.
-CORS_URLS_REGEX = r"^/api/.*$"
+# CORS (django-cors-headers): public reads under /api/ and /brapi/ answer any origin, without
+# credentials (core.apps); writes only from the origins listed here.
+CORS_URLS_REGEX = r"^/(api|brapi)/.*$"
 CORS_ALLOWED_ORIGINS = env.list("FRUITCATALOG_CORS_WRITE_ORIGINS", default=[])
 CORS_ALLOW_CREDENTIALS = False
 CORS_EXPOSE_HEADERS = [

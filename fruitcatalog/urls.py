@@ -1,10 +1,12 @@
-"""Root URLs: the public site, admin, health, the API under /api/v1, its schema and docs."""
+"""Root URLs: the public site, admin, health, the API under /api/v1, its schema and docs, and
+BrAPI v2.1 under /brapi/v2."""
 
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
+from brapi.views import not_found as brapi_not_found
 from catalog.pages import catalog_grid
 from core.rest.exceptions import json_not_found
 from core.rest.health import RootHealthView
@@ -46,4 +48,7 @@ urlpatterns = [
     # Log in / log out links of the browsable API (session auth for curators).
     path("api-auth/", include("rest_framework.urls")),
     re_path(r"^api(/[\s\S]*)?$", json_not_found),  # [\s\S]: paths with newlines too
+    # BrAPI v2.1, the plant-breeding community's API (read only; brapi/).
+    path("brapi/v2/", include("brapi.urls")),
+    re_path(r"^brapi(/[\s\S]*)?$", brapi_not_found),
 ]

@@ -294,7 +294,7 @@ def test_the_cache_directory_stays_within_its_bound(start_edge, fruit):
 
 
 def test_the_anonymous_grid_and_fruit_list_are_micro_cached(edge, fruit, curator_token):
-    for path in ("/", "/api/v1/fruits?page_size=24"):
+    for path in ("/", "/api/v1/fruits?page_size=24", "/brapi/v2/germplasm?pageSize=24"):
         first, second = edge.get(path), edge.get(path)
         assert (first.status, first.cache) == (200, "MISS"), path
         assert (second.status, second.cache) == (200, "HIT"), path
@@ -311,11 +311,25 @@ def test_the_anonymous_grid_and_fruit_list_are_micro_cached(edge, fruit, curator
     assert b"Gravensteiner" in edge.get("/", Cookie="sessionid=abc").body
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
-        pages = [edge.get("/api/v1/fruits?page_size=24").body, edge.get("/").body]
+        pages = [
+            edge.get("/api/v1/fruits?page_size=24").body,
+            edge.get("/").body,
+            edge.get("/brapi/v2/germplasm?pageSize=24").body,
+        ]
         if all(b"Gravensteiner" in page for page in pages):
             break
         time.sleep(0.1)
     assert all(b"Gravensteiner" in page for page in pages)
+
+
+def test_the_brapi_search_is_never_answered_from_the_cache(edge, fruit):
+    search = b'{"germplasmNames": ["%s"]}' % fruit.name.encode()
+    for _ in range(2):
+        answer = edge.request(
+            "POST", "/brapi/v2/search/germplasm", search, **{"Content-Type": "application/json"}
+        )
+        assert answer.status == 200 and answer.cache != "HIT", answer.cache
+        assert fruit.name.encode() in answer.body
 
 
 def test_nginx_errors_on_the_byte_paths_are_the_apis_json(start_edge):

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BrapiConfig(AppConfig):
+    name = "brapi"
+    verbose_name = "BrAPI v2.1"

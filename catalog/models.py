@@ -32,6 +32,7 @@ from core.db.search import (
     spellings_of,
 )
 from core.history import AnnouncedDeletes, AnnouncedDeletesQuerySet
+from core.translated import active_language
 
 
 def searched_names_elsewhere(fruit_ids: list[int]) -> dict[int, list[str]]:
@@ -358,6 +359,26 @@ class Fruit(AnnouncedDeletes):
         # Where Django puts the annotation of `with_names()`: one row of `NAME_FIELDS` per name.
         self.__dict__["name_list"] = [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
 
+    def name_in(self, language: str) -> str:
+        """The name that heads the fruit in `language` (an ISO 639-1 code): its first other name
+        of kind `translation` into that language, else its first `trade_name` in it; "" when it
+        has neither or that name is its accepted name (read from `name_list`)."""
+        for kind in HEADING_KINDS:
+            for record in self.name_list:
+                if record["kind"] == kind and record["language"] == language:
+                    return "" if record["name"] == self.name else record["name"]
+        return ""
+
+    @property
+    def heading_name(self) -> str:
+        """The name that heads the fruit in the active language: in a language other than the
+        catalog's (English), its name in that language where it has one (`name_in`); else the
+        accepted name. Reads `name_list` only then: an English page reads no other names."""
+        language = active_language()
+        default = settings.LANGUAGE_CODE.split("-")[0]
+        heading = self.name_in(language) if language and language != default else ""
+        return heading or self.name
+
     @property
     def names_by_kind(self) -> list[tuple[str, list[dict]]]:
         """The other names grouped by kind for a page, kinds in `NAME_GROUPS` order."""
@@ -537,6 +558,8 @@ class NameKind(models.TextChoices):
 
 
 NAME_NOTE_MAX = 500
+# The kinds of other name that head a fruit shown in their language, first kind first.
+HEADING_KINDS = (NameKind.TRANSLATION, NameKind.TRADE_NAME)
 # How a page heads each kind of name, in the order it shows them.
 NAME_GROUPS = [
     (NameKind.SYNONYM, "Also known as"),

@@ -108,6 +108,10 @@ MIDDLEWARE = [
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
     "core.http.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The request's language: the path's (/de/...) for the public pages, ?lang or
+    # Accept-Language for the API, the cookie or Accept-Language for the admin. After the
+    # session, before CommonMiddleware (Django's order for LocaleMiddleware).
+    "core.http.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -222,7 +226,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# English by default and German (docs/site.md, "Languages"). The message catalogs are in
+# locale/, committed compiled (docs/operations.md).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -58,7 +58,7 @@ class CharacteristicAdmin(admin.ModelAdmin):
 
     @admin.display(description="Fruit types")
     def type_labels(self, characteristic):
-        return ", ".join(FruitType(value).label for value in characteristic.type_list)
+        return ", ".join(str(FruitType(value).label) for value in characteristic.type_list)
 
     def save_model(self, request, obj, form, change):
         """Through the service: a type no longer listed loses its fruits' values."""

@@ -5,9 +5,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 
 from core.testing.admin_pages import form_errors
+from core.translated import in_language, localized
 from identification.models import Characteristic, CharacteristicState
+from identification.templatetags.characteristics import characteristic_label
 from identification.tests.helpers import describe, ensure_standard_characteristics
 from identification.tests.test_admin import characteristic_form_data, states_form
 
@@ -308,3 +311,43 @@ def test_the_fruit_page_shows_german_labels(client, described_apple):
     assert "grünlich gelb" in german.text and "greenish yellow" not in german.text
     english = client.get(f"/fruits/{described_apple.pk}/")
     assert "greenish yellow" in english.text and "grünlich gelb" not in english.text
+
+
+def test_the_admin_in_german_offers_a_fruits_states_in_german(admin_client, described_apple):
+    url = reverse("admin:catalog_fruit_change", args=[described_apple.pk])
+    german = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Frucht: Grundfarbe" in german and "grünlich gelb" in german
+    english = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Fruit: ground colour" in english and "grünlich gelb" not in english
+
+
+# --- the pure parts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "name", "label"),
+    [
+        ("en", "Fruit: size", "Size"),
+        ("en", "Stalk: length", "Stalk length"),
+        ("de", "Frucht: Größe", "Größe"),
+        ("de", "Stiel: Länge", "Stiel: Länge"),
+        ("de", "Zeitpunkt der Blüte", "Zeitpunkt der Blüte"),
+        ("de", "Fruit: size", "Size"),
+    ],
+)
+def test_a_name_as_the_pages_word_it(language, name, label):
+    with translation.override(language):
+        assert characteristic_label(name) == label
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "medium"), ("de", "mittel"), ("de-at", "mittel"), ("fr", "medium"), (None, "medium")],
+)
+def test_a_text_in_the_active_language_falls_back_to_english(language, expected):
+    state = CharacteristicState(label="medium", label_de="mittel")
+    with translation.override(language):
+        assert in_language("medium", de="mittel") == expected
+        assert localized(state, "label") == state.localized_label == expected
+    with translation.override("de"):
+        assert localized(CharacteristicState(label="medium"), "label") == "medium"

@@ -4,8 +4,11 @@ Public pages by their path (`/de/...` German, the rest English, whatever the bro
 API by `?lang` or Accept-Language, the admin by the cookie or Accept-Language.
 """
 
+import re
+
 import pytest
 
+from catalog.models import FruitName
 from catalog.tests.factories import FruitFactory
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +147,39 @@ def test_the_admin_speaks_the_chosen_or_the_browsers_language(client, headers, c
 
     assert f"<title>{title} |" in response.content.decode()
     assert {"accept-language", "cookie"} <= vary(response)
+
+
+def alternates(html: str) -> dict[str, str]:
+    return dict(re.findall(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', html))
+
+
+def test_every_page_names_itself_in_both_languages_and_links_the_other(client):
+    fruit = FruitFactory(name="Belle de Boskoop")
+    FruitName.objects.create(
+        fruit=fruit, name="Schöner aus Boskoop", kind="translation", language="de"
+    )
+    expected = {
+        "en": f"http://testserver/fruits/{fruit.pk}/?x=1",
+        "de": f"http://testserver/de/fruits/{fruit.pk}/?x=1",
+        "x-default": f"http://testserver/fruits/{fruit.pk}/?x=1",
+    }
+    english = client.get(f"/fruits/{fruit.pk}/?x=1").content.decode()
+    german = client.get(f"/de/fruits/{fruit.pk}/?x=1").content.decode()
+
+    assert alternates(english) == alternates(german) == expected
+    switch = '<a href="{}" hreflang="{}" lang="{}" data-language="{}">{}</a>'
+    assert switch.format(f"/de/fruits/{fruit.pk}/?x=1", "de", "de", "de", "Deutsch") in english
+    assert switch.format(f"/fruits/{fruit.pk}/?x=1", "en", "en", "en", "English") in german
+    # The German name is marked German on the English page.
+    assert '<span lang="de">Schöner aus Boskoop</span>' in english
+    # Links stay in the page's language.
+    assert 'href="/de/identify/"' in german and 'href="/de/publications/"' in german
+
+
+def test_a_missing_page_names_no_alternates_and_links_the_other_languages_catalog(client):
+    english = client.get("/no/such/page").content.decode()
+    german = client.get("/de/no/such/page").content.decode()
+
+    assert alternates(english) == alternates(german) == {}
+    assert '<a href="/de/" hreflang="de"' in english
+    assert '<a href="/" hreflang="en"' in german

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
+from blobs.admin import AdminAssetsMixin
 from catalog.admin import FruitAdmin
 from catalog.models import Fruit, FruitImage, FruitType
 from identification.forms import (
@@ -43,7 +44,7 @@ class CharacteristicStateInline(admin.TabularInline):
 
 
 @admin.register(Characteristic)
-class CharacteristicAdmin(admin.ModelAdmin):
+class CharacteristicAdmin(AdminAssetsMixin, admin.ModelAdmin):
     """Characteristics (UPOV, ECPGR) with their states inline; the name and the labels in English
     and, beside them, German."""
 

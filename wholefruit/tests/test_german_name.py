@@ -51,10 +51,10 @@ def test_the_german_fruit_page_is_headed_by_the_german_name(client, fruit_factor
     accepted = re.search(r'class="fruit__accepted[^"]*">(.*?)</p>', german.content.decode())
     if heading == COX:
         assert accepted is None
-        assert not first("title", german).startswith(f"{COX} –")
+        assert not first("title", german).startswith(f"{COX} \N{EN DASH}")
     else:
         assert html.unescape(accepted.group(1)).endswith(COX)
-        assert first("title", german).startswith(f"{heading} – {COX}")
+        assert first("title", german).startswith(f"{heading} \N{EN DASH} {COX}")
     english = client.get(f"/fruits/{fruit.pk}/")
     assert first("h1", english) == COX
     assert "fruit__accepted" not in english.content.decode()

@@ -45,7 +45,7 @@ def settle(page) -> None:
     broken = [size for size in image_sizes(page) if size[0] == 0]
     if broken:
         raise NotReady(f"{len(broken)} image(s) failed to load on {page.url}")
-    page.evaluate("() => window.scrollTo({top: 0, left: 0, behavior: \"instant\"})")
+    page.evaluate('() => window.scrollTo({top: 0, left: 0, behavior: "instant"})')
 
 
 def open_grid(page, base_url: str) -> None:

@@ -408,9 +408,9 @@ SPECTACULAR_SETTINGS = {
         "writes need a token (`Authorization: Token <key>`, from `POST /api/v1/auth/token`) or a "
         "session, and the Django model permission for the resource.\n\n"
         "**Languages.** Answers are in English (the default) or German: `?lang=en` or `?lang=de` "
-        "on any request (another value is a 400 `{\"lang\": [...]}`), else the `Accept-Language` "
+        'on any request (another value is a 400 `{"lang": [...]}`), else the `Accept-Language` '
         "header (its first supported language; the language cookie is not read). Labels, type "
-        "display names and error messages (`detail` and field errors) come in that language; "
+        "display names and DRF's error messages come in that language; "
         "field names, codes, ids and values never change. Every answer with a body in words "
         "says `Content-Language` and `Vary: Accept-Language`; files (images, PDFs, exports) are "
         "the same in every language and say neither."

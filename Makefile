@@ -7,7 +7,7 @@ NODE_STAMP := node_modules/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench slow-clients migrate demo clean
+.PHONY: run test lint bench slow-clients migrate demo messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -74,6 +74,14 @@ bench: $(STAMP)
 ## slow-clients: slowloris against gunicorn alone and behind deploy/nginx.conf (needs nginx, ~45 s)
 slow-clients: $(STAMP)
 	$(BIN)/python bench/bench_slow_clients.py
+
+## messages: gather the marked texts into locale/de/LC_MESSAGES/django.po and compile it to the
+##           committed django.mo (needs gettext: apt-get install gettext); translate what is new
+##           in between, see docs/operations.md
+LOCALE_IGNORE := --ignore=.venv --ignore=node_modules --ignore=bench --ignore=staticfiles --ignore=docs
+messages: $(STAMP)
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemessages -l de $(LOCALE_IGNORE) --no-obsolete
+	DJANGO_DEBUG=1 $(BIN)/python manage.py compilemessages -l de $(LOCALE_IGNORE)
 
 ## demo: load the demo fruits and publications into the database
 demo: migrate

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 ALT_TEXT_MAX = 300
 CREATOR_MAX = 200
@@ -19,19 +21,31 @@ DETAIL_FIELDS = ["alt_text", "role", "creator", "source", "license"]
 class ImageRole(models.TextChoices):
     """What an image shows."""
 
-    FRUIT = "fruit", "Fruit"
-    SECTION = "section", "Cut fruit"
-    BLOSSOM = "blossom", "Blossom"
-    TREE = "tree", "Tree"
-    LEAF = "leaf", "Leaf"
-    PLATE = "plate", "Printed plate"
-    OTHER = "other", "Other"
+    FRUIT = "fruit", _("Fruit")
+    SECTION = "section", _("Cut fruit")
+    BLOSSOM = "blossom", _("Blossom")
+    TREE = "tree", _("Tree")
+    LEAF = "leaf", _("Leaf")
+    PLATE = "plate", _("Printed plate")
+    OTHER = "other", _("Other")
+
+
+# What an image shows, as its alt text says it after the subject ("Gravensteiner, blossom").
+ROLES_IN_ALT_TEXT = {
+    ImageRole.FRUIT: _("fruit"),
+    ImageRole.SECTION: _("cut fruit"),
+    ImageRole.BLOSSOM: _("blossom"),
+    ImageRole.TREE: _("tree"),
+    ImageRole.LEAF: _("leaf"),
+    ImageRole.PLATE: _("printed plate"),
+    ImageRole.OTHER: _("other"),
+}
 
 
 def alt_text_or_role(alt_text: str, role: str, subject: str) -> str:
     """An image's alt text: as curators wrote it, else what it shows of its subject
     ("Gravensteiner, blossom")."""
-    return alt_text or f"{subject}, {ImageRole(role or ImageRole.FRUIT).label.lower()}"
+    return alt_text or f"{subject}, {ROLES_IN_ALT_TEXT[ImageRole(role or ImageRole.FRUIT)]}"
 
 
 class License(models.TextChoices):
@@ -42,8 +56,8 @@ class License(models.TextChoices):
     CC_BY_SA = "CC-BY-SA-4.0", "CC BY-SA 4.0"
     CC_BY_NC = "CC-BY-NC-4.0", "CC BY-NC 4.0"
     CC_BY_NC_SA = "CC-BY-NC-SA-4.0", "CC BY-NC-SA 4.0"
-    PUBLIC_DOMAIN = "public-domain", "Public domain"
-    ALL_RIGHTS_RESERVED = "all-rights-reserved", "All rights reserved"
+    PUBLIC_DOMAIN = "public-domain", _("Public domain")
+    ALL_RIGHTS_RESERVED = "all-rights-reserved", _("All rights reserved")
 
 
 # The deeds of the Creative Commons licences and CC0; the other terms have none.
@@ -79,7 +93,8 @@ def validate_attribution(*, license: str, creator: str, changed: Iterable[str] =
         return
     if license in ATTRIBUTION_LICENSES and not creator.strip():
         raise ValidationError(
-            f"{License(license).label} requires attribution: name the creator.",
+            gettext("%(license)s requires attribution: name the creator.")
+            % {"license": License(license).label},
             code="creator_required",
         )
 

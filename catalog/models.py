@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce, JSONArray
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
+from django.utils.translation import gettext_lazy as _
 
 from blobs.models import (
     ImageSource,
@@ -32,6 +33,7 @@ from core.db.search import (
     spellings_of,
 )
 from core.history import AnnouncedDeletes, AnnouncedDeletesQuerySet
+from core.translated import active_language
 
 
 def searched_names_elsewhere(fruit_ids: list[int]) -> dict[int, list[str]]:
@@ -51,18 +53,18 @@ NAME_FIELDS = ("name", "kind", "language", "note")  # a name record's fields, in
 class FruitType(models.TextChoices):
     """The kinds of fruit the catalog knows."""
 
-    APPLE = "apple", "Apple"
-    PEAR = "pear", "Pear"
-    QUINCE = "quince", "Quince"
-    CHERRY = "cherry", "Cherry"
-    PLUM = "plum", "Plum"
-    APRICOT = "apricot", "Apricot"
-    PEACH = "peach", "Peach"
-    GRAPE = "grape", "Grape"
-    BERRY = "berry", "Berry"
-    CITRUS = "citrus", "Citrus"
-    NUT = "nut", "Nut"
-    OTHER = "other", "Other"
+    APPLE = "apple", _("Apple")
+    PEAR = "pear", _("Pear")
+    QUINCE = "quince", _("Quince")
+    CHERRY = "cherry", _("Cherry")
+    PLUM = "plum", _("Plum")
+    APRICOT = "apricot", _("Apricot")
+    PEACH = "peach", _("Peach")
+    GRAPE = "grape", _("Grape")
+    BERRY = "berry", _("Berry")
+    CITRUS = "citrus", _("Citrus")
+    NUT = "nut", _("Nut")
+    OTHER = "other", _("Other")
 
 
 class Taxon(NamedTuple):
@@ -326,13 +328,13 @@ class Fruit(AnnouncedDeletes):
             item for item in said["confused_with"] if item not in own["confused_with"]
         ]
         groups = [
-            ("Parentage", parents, " \N{MULTIPLICATION SIGN} "),
-            ("Sport of", own["sport_of"], ", "),
-            ("Seedling of", own["seedling_of"], ", "),
-            ("Sports", said["sport"], ", "),
-            ("Seedlings", said["seedling"], ", "),
-            ("Offspring", said["child"], ", "),
-            ("Often confused with", confused, ", "),
+            (_("Parentage"), parents, " \N{MULTIPLICATION SIGN} "),
+            (_("Sport of"), own["sport_of"], ", "),
+            (_("Seedling of"), own["seedling_of"], ", "),
+            (_("Sports"), said["sport"], ", "),
+            (_("Seedlings"), said["seedling"], ", "),
+            (_("Offspring"), said["child"], ", "),
+            (_("Often confused with"), confused, ", "),
         ]
         return [group for group in groups if group[1]]
 
@@ -357,6 +359,26 @@ class Fruit(AnnouncedDeletes):
     def name_list(self, rows: list[list]) -> None:
         # Where Django puts the annotation of `with_names()`: one row of `NAME_FIELDS` per name.
         self.__dict__["name_list"] = [dict(zip(NAME_FIELDS, row, strict=True)) for row in rows]
+
+    def name_in(self, language: str) -> str:
+        """The name that heads the fruit in `language` (an ISO 639-1 code): its first other name
+        of kind `translation` into that language, else its first `trade_name` in it; "" when it
+        has neither or that name is its accepted name (read from `name_list`)."""
+        for kind in HEADING_KINDS:
+            for record in self.name_list:
+                if record["kind"] == kind and record["language"] == language:
+                    return "" if record["name"] == self.name else record["name"]
+        return ""
+
+    @property
+    def heading_name(self) -> str:
+        """The name that heads the fruit in the active language: in a language other than the
+        catalog's (English), its name in that language where it has one (`name_in`); else the
+        accepted name. Reads `name_list` only then: an English page reads no other names."""
+        language = active_language()
+        default = settings.LANGUAGE_CODE.split("-")[0]
+        heading = self.name_in(language) if language and language != default else ""
+        return heading or self.name
 
     @property
     def names_by_kind(self) -> list[tuple[str, list[dict]]]:
@@ -529,21 +551,23 @@ class CatalogNumberMark(models.Model):
 class NameKind(models.TextChoices):
     """What kind of name a fruit's other name is."""
 
-    SYNONYM = "synonym", "Synonym"
-    TRADE_NAME = "trade_name", "Trade name"
-    TRANSLATION = "translation", "Translation"
-    HISTORIC = "historic", "Historic name"
-    MISAPPLIED = "misapplied", "Misapplied name"
+    SYNONYM = "synonym", _("Synonym")
+    TRADE_NAME = "trade_name", _("Trade name")
+    TRANSLATION = "translation", _("Translation")
+    HISTORIC = "historic", _("Historic name")
+    MISAPPLIED = "misapplied", _("Misapplied name")
 
 
 NAME_NOTE_MAX = 500
+# The kinds of other name that head a fruit shown in their language, first kind first.
+HEADING_KINDS = (NameKind.TRANSLATION, NameKind.TRADE_NAME)
 # How a page heads each kind of name, in the order it shows them.
 NAME_GROUPS = [
-    (NameKind.SYNONYM, "Also known as"),
-    (NameKind.TRANSLATION, "In other languages"),
-    (NameKind.TRADE_NAME, "Sold as"),
-    (NameKind.HISTORIC, "Historic names"),
-    (NameKind.MISAPPLIED, "Misapplied names (used wrongly for this variety)"),
+    (NameKind.SYNONYM, _("Also known as")),
+    (NameKind.TRANSLATION, _("In other languages")),
+    (NameKind.TRADE_NAME, _("Sold as")),
+    (NameKind.HISTORIC, _("Historic names")),
+    (NameKind.MISAPPLIED, _("Misapplied names (used wrongly for this variety)")),
 ]
 
 
@@ -604,12 +628,12 @@ class FruitName(AnnouncedDeletes):
 class RelationKind(models.TextChoices):
     """How a fruit relates to another variety."""
 
-    MOTHER = "mother", "Mother (seed parent)"
-    FATHER = "father", "Father (pollen parent)"
-    PARENT = "parent", "Parent (role unknown)"
-    SPORT_OF = "sport_of", "Sport of"
-    SEEDLING_OF = "seedling_of", "Seedling of"
-    CONFUSED_WITH = "confused_with", "Confused with"
+    MOTHER = "mother", _("Mother (seed parent)")
+    FATHER = "father", _("Father (pollen parent)")
+    PARENT = "parent", _("Parent (role unknown)")
+    SPORT_OF = "sport_of", _("Sport of")
+    SEEDLING_OF = "seedling_of", _("Seedling of")
+    CONFUSED_WITH = "confused_with", _("Confused with")
 
 
 # The kinds through which a variety descends from another: none may loop back to the fruit.

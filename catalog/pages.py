@@ -1,5 +1,6 @@
 """The public catalog: the card grid at `/`, taking the fruit list's query parameters."""
 
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_safe
 
 from catalog.filters import FruitFilter
@@ -9,7 +10,7 @@ from core.db.search import search_query
 from core.site.pages import render_list_page, url_with
 
 # The sorts the grid offers (the API takes a few more, which the grid honours too).
-SORTS = [("", "Catalog number"), ("name", "Name, A to Z"), ("-name", "Name, Z to A")]
+SORTS = [("", _("Catalog number")), ("name", _("Name, A to Z")), ("-name", _("Name, Z to A"))]
 EAGER_CARDS = 8  # cards likely above the fold on a desktop: their images load at once
 
 
@@ -81,5 +82,5 @@ def sort_options(request) -> list[dict]:
     current = request.GET.get("ordering", "")
     sorts = SORTS
     if search_query(request.GET.get("search", "")):
-        sorts = [("", "Best match"), ("catalog_number", "Catalog number"), *SORTS[1:]]
+        sorts = [("", _("Best match")), ("catalog_number", _("Catalog number")), *SORTS[1:]]
     return [{"value": v, "label": label, "is_on": v == current} for v, label in sorts]

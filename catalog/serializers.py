@@ -142,6 +142,16 @@ class FruitSerializer(TextModelSerializer):
             "shows the oldest image. Omitting it keeps the choice."
         ),
     )
+    display_name = serializers.CharField(
+        source="heading_name",
+        read_only=True,
+        help_text=(
+            "The name that heads the fruit in the answer's language (`Accept-Language` or "
+            "`?lang`): in German its first other name of kind `translation` with language `de`, "
+            "else its first `trade_name` with language `de`, else `name`; in English always "
+            "`name`, the accepted name."
+        ),
+    )
     image_count = serializers.IntegerField(read_only=True)
     matched_name = serializers.SerializerMethodField(
         help_text=(
@@ -157,6 +167,7 @@ class FruitSerializer(TextModelSerializer):
             "id",
             "catalog_number",
             "name",
+            "display_name",
             "type",
             "synonyms",
             "names",

@@ -6,7 +6,8 @@ The server should hold the demo data (`make demo`, then `make run`). Writes
 docs/screenshots/grid-desktop.png (1280 px wide), grid-phone.png (390 px), fruit.png,
 publication.png, identify-phone.png (a described apple: the next questions first, the
 candidates a tap away; 390 px), compare.png and compare-phone.png (scrolled to the last
-variety, 390 px).
+variety, 390 px), and the German pages on a phone (390 px): grid-phone-de.png, fruit-phone-de.png
+and identify-phone-de.png.
 Refuses to write anything while a card shows the "No photo yet" placeholder or an image fails
 to load, and reports console errors and requests to other origins it saw.
 """
@@ -44,7 +45,7 @@ def settle(page) -> None:
     broken = [size for size in image_sizes(page) if size[0] == 0]
     if broken:
         raise NotReady(f"{len(broken)} image(s) failed to load on {page.url}")
-    page.evaluate("() => window.scrollTo(0, 0)")
+    page.evaluate('() => window.scrollTo({top: 0, left: 0, behavior: "instant"})')
 
 
 def open_grid(page, base_url: str) -> None:
@@ -111,6 +112,20 @@ def take(browser, base_url: str, log: PageLog, out: Path) -> list[Path]:
     # Scrolled to the last variety: the row labels stay in view.
     phone_page.eval_on_selector(".compare-scroll", "box => { box.scrollLeft = box.scrollWidth; }")
     shoot(phone_page, "compare-phone.png")
+
+    # The German pages on a phone: the same site under /de/.
+    open_grid(phone_page, f"{base_url}/de")
+    shoot(phone_page, "grid-phone-de.png")
+
+    phone_page.goto(f"{base_url}/de/?{urlencode({'search': FRUIT})}")
+    with phone_page.expect_navigation():
+        phone_page.locator("#results li.card a.card__link").first.click()
+    settle(phone_page)
+    shoot(phone_page, "fruit-phone-de.png")
+
+    phone_page.goto(f"{base_url}/de/identify/?{urlencode(answers)}")
+    settle(phone_page)
+    shoot(phone_page, "identify-phone-de.png")
 
     desktop.close()
     phone.close()

@@ -109,6 +109,10 @@ MIDDLEWARE = [
     # Before the CSRF check, which reads form bodies: body caps and NUL bytes are refused first.
     "core.http.bodies.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The request's language: the path's (/de/...) for the public pages, ?lang or
+    # Accept-Language for the API, the cookie or Accept-Language for the admin. After the
+    # session, before CommonMiddleware (Django's order for LocaleMiddleware).
+    "core.http.languages.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -223,7 +227,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# English by default and German (docs/site.md, "Languages"). The message catalogs are in
+# locale/, committed compiled (docs/operations.md).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -399,7 +407,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "A catalog of fruit varieties and the publications that describe them. Reads are public; "
         "writes need a token (`Authorization: Token <key>`, from `POST /api/v1/auth/token`) or a "
-        "session, and the Django model permission for the resource."
+        "session, and the Django model permission for the resource.\n\n"
+        "**Languages.** Answers are in English (the default) or German: `?lang=en` or `?lang=de` "
+        'on any request (another value is a 400 `{"lang": [...]}`), else the `Accept-Language` '
+        "header (its first supported language; the language cookie is not read). Labels, type "
+        "display names and DRF's error messages come in that language; "
+        "field names, codes, ids and values never change. Every answer with a body in words "
+        "says `Content-Language` and `Vary: Accept-Language`; files (images, PDFs, exports) are "
+        "the same in every language and say neither."
     ),
     "VERSION": VERSION,
     "SERVE_INCLUDE_SCHEMA": False,

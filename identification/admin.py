@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
+from blobs.admin import AdminAssetsMixin
 from catalog.admin import FruitAdmin
 from catalog.models import Fruit, FruitImage, FruitType
 from identification.forms import (
@@ -22,10 +23,11 @@ FEW = 10  # fewer than this many characteristics described: "few"
 
 
 class CharacteristicStateInline(admin.TabularInline):
-    """The states, in value order. One that fruits' values use cannot be deleted."""
+    """The states, in value order, each label in English and German. One that fruits' values
+    use cannot be deleted."""
 
     model = CharacteristicState
-    fields = ["value", "label", "image"]
+    fields = ["value", "label", "label_de", "image"]
     # Chosen by searching the fruit images (their admin serves it without the bytes).
     autocomplete_fields = ["image"]
     extra = 1
@@ -42,8 +44,9 @@ class CharacteristicStateInline(admin.TabularInline):
 
 
 @admin.register(Characteristic)
-class CharacteristicAdmin(admin.ModelAdmin):
-    """Characteristics (UPOV, ECPGR) with their states inline."""
+class CharacteristicAdmin(AdminAssetsMixin, admin.ModelAdmin):
+    """Characteristics (UPOV, ECPGR) with their states inline; the name and the labels in English
+    and, beside them, German."""
 
     form = CharacteristicAdminForm
     inlines = [CharacteristicStateInline]
@@ -51,12 +54,12 @@ class CharacteristicAdmin(admin.ModelAdmin):
     list_display = ["name", "code", "type_labels", "reliability", "position"]
     list_display_links = ["name", "code"]
     list_filter = ["scale", "reliability"]
-    fields = ["code", "name", "types", "scale", "reliability", "position", "reference"]
-    search_fields = ["code", "name", "reference"]
+    fields = ["code", "name", "name_de", "types", "scale", "reliability", "position", "reference"]
+    search_fields = ["code", "name", "name_de", "reference"]
 
     @admin.display(description="Fruit types")
     def type_labels(self, characteristic):
-        return ", ".join(FruitType(value).label for value in characteristic.type_list)
+        return ", ".join(str(FruitType(value).label) for value in characteristic.type_list)
 
     def save_model(self, request, obj, form, change):
         """Through the service: a type no longer listed loses its fruits' values."""

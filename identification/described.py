@@ -2,13 +2,15 @@
 
 `with_described` annotates a fruit queryset with the fruit's values as flat entries (one per
 state shown), in the characteristics' question order: no query of their own, whatever the
-number of fruits. `described_groups` groups them again by characteristic.
+number of fruits. `described_groups` groups them again by characteristic, its names and labels
+in the active language.
 """
 
 from django.db.models import OuterRef
 from django.db.models.functions import JSONArray
 
 from core.db.expressions import ListSubquery
+from core.translated import in_language
 from identification.models import FruitCharacteristicState
 
 # One entry per state a fruit shows, in this order (`described_groups` reads them so).
@@ -23,6 +25,8 @@ DESCRIBED_ENTRY = (
     "fruit_characteristic__source_publication__title",
     "fruit_characteristic__pages",
     "fruit_characteristic__note",
+    "fruit_characteristic__characteristic__name_de",
+    "state__label_de",
 )
 
 
@@ -44,16 +48,17 @@ def with_described(fruits):
 def described_groups(fruit) -> list[dict]:
     """`described` (from `with_described`) as one entry per characteristic, in question order:
     `id`, `code`, `name`, `position`, `values`, `labels`, `source` (`{"id", "title"}` or None),
-    `pages` and `note`."""
+    `pages` and `note`; the name and labels in the active language (`core.translated`)."""
     groups: dict[int, dict] = {}
     for entry in fruit.described:
-        char_id, code, name, position, value, label, source_id, title, pages, note = entry
+        (char_id, code, name, position, value, label, source_id, title, pages, note) = entry[:10]
+        name_de, label_de = entry[10:]  # the German beside them
         group = groups.setdefault(
             char_id,
             {
                 "id": char_id,
                 "code": code,
-                "name": name,
+                "name": in_language(name, de=name_de),
                 "position": position,
                 "values": [],
                 "labels": [],
@@ -63,7 +68,7 @@ def described_groups(fruit) -> list[dict]:
             },
         )
         group["values"].append(value)
-        group["labels"].append(label)
+        group["labels"].append(in_language(label, de=label_de))
     return list(groups.values())
 
 

@@ -22,7 +22,7 @@ class CharacteristicAdminForm(forms.ModelForm):
 
     class Meta:
         model = Characteristic
-        fields = ["code", "name", "scale", "reliability", "position", "reference"]
+        fields = ["code", "name", "name_de", "scale", "reliability", "position", "reference"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -87,7 +87,7 @@ class FruitCharacteristicForm(forms.ModelForm):
         self.fields["question"].widget = NamedHiddenInput(names or {})
         if question is not None:
             self.fields["values"].choices = [
-                (state.value, state.label) for state in question.states.all()
+                (state.value, state.localized_label) for state in question.states.all()
             ]
         else:  # deleted since the page was shown: what was ticked there is left out
             self.fields["values"].disabled = True
@@ -161,7 +161,7 @@ class FruitCharacteristicFormSet(forms.BaseInlineFormSet):
             ids.discard(None)
             self.posted_questions = Characteristic.objects.prefetch_related("states").in_bulk(ids)
         self.names = {
-            str(question.pk): question.name
+            str(question.pk): question.localized_name
             for question in [*self.questions, *self.posted_questions.values()]
         }
         self.publications = publications

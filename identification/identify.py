@@ -132,9 +132,11 @@ def identify(query) -> Identification:
             else:
                 candidate.unknown.append(code)
         listed.append(candidate)
-    # What a candidate shows: its name, number, type and card thumbnail.
+    # What a candidate shows: its name (and other names, for the German one), number, type and
+    # card thumbnail.
     fruits = (
         Fruit.objects.with_card_thumbnail()
+        .with_names()
         .only("id", "catalog_number", "name", "type")
         .in_bulk([candidate.fruit_id for candidate in listed])
     )

@@ -4,10 +4,12 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from blobs.models import blob_fields
 from catalog.models import Fruit, FruitImage, FruitType
 from core.history import AnnouncedDeletes, AnnouncedDeletesQuerySet
+from core.translated import localized
 from publications.models import Publication
 
 CODE_PATTERN = r"^[a-z][a-z0-9_]{0,49}\Z"
@@ -17,6 +19,7 @@ CODE_RULE = "1-50 characters of a-z, 0-9 and _, starting with a letter."
 NOT_ANSWERS = frozenset({"type", "limit", "format"})
 RESERVED_CODES = NOT_ANSWERS | {"page", "page_size", "fruits"}
 STATES_MIN, STATES_MAX = 2, 20
+NAME_MAX, LABEL_MAX = 200, 100
 
 
 def validate_not_reserved(code: str) -> None:
@@ -76,7 +79,14 @@ class Characteristic(AnnouncedDeletes):
         validators=[RegexValidator(CODE_PATTERN, CODE_RULE), validate_not_reserved],
         help_text="The identify parameter and the `char:<code>` column: a-z, 0-9, _.",
     )
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=NAME_MAX)
+    name_de = models.CharField(
+        _("name in German"),
+        max_length=NAME_MAX,
+        blank=True,
+        default="",
+        help_text=_("Shown on the German pages and answers; empty: the name is shown."),
+    )
     fruit_types = models.CharField(
         max_length=200,
         editable=False,
@@ -111,6 +121,11 @@ class Characteristic(AnnouncedDeletes):
         return self.name
 
     @property
+    def localized_name(self) -> str:
+        """The name in the active language: German where it is active and written."""
+        return localized(self, "name")
+
+    @property
     def type_list(self) -> list[str]:
         return split_types(self.fruit_types)
 
@@ -138,7 +153,14 @@ class CharacteristicState(AnnouncedDeletes):
     value = models.PositiveSmallIntegerField(
         validators=[MinValueValidator(STATE_VALUE_MIN), MaxValueValidator(STATE_VALUE_MAX)]
     )
-    label = models.CharField(max_length=100)
+    label = models.CharField(max_length=LABEL_MAX)
+    label_de = models.CharField(
+        _("label in German"),
+        max_length=LABEL_MAX,
+        blank=True,
+        default="",
+        help_text=_("Shown on the German pages and answers; empty: the label is shown."),
+    )
     image = models.ForeignKey(
         FruitImage,
         on_delete=models.SET_NULL,
@@ -164,6 +186,11 @@ class CharacteristicState(AnnouncedDeletes):
 
     def __str__(self):
         return f"{self.value}: {self.label}"
+
+    @property
+    def localized_label(self) -> str:
+        """The label in the active language: German where it is active and written."""
+        return localized(self, "label")
 
 
 class FruitCharacteristic(AnnouncedDeletes):

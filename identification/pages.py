@@ -9,6 +9,8 @@ import re
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit, FruitType
@@ -21,6 +23,21 @@ from identification.templatetags.characteristics import characteristic_label
 
 COMPARE_MIN, COMPARE_MAX = 2, 6
 COMPARE_FIRST = 3  # candidates the identify page offers to compare
+# The identify page's heading for each type (each language has its own articles and cases).
+IDENTIFY_TITLES = {
+    FruitType.APPLE: gettext_lazy("Identify an apple"),
+    FruitType.PEAR: gettext_lazy("Identify a pear"),
+    FruitType.QUINCE: gettext_lazy("Identify a quince"),
+    FruitType.CHERRY: gettext_lazy("Identify a cherry"),
+    FruitType.PLUM: gettext_lazy("Identify a plum"),
+    FruitType.APRICOT: gettext_lazy("Identify an apricot"),
+    FruitType.PEACH: gettext_lazy("Identify a peach"),
+    FruitType.GRAPE: gettext_lazy("Identify a grape"),
+    FruitType.BERRY: gettext_lazy("Identify a berry"),
+    FruitType.CITRUS: gettext_lazy("Identify a citrus fruit"),
+    FruitType.NUT: gettext_lazy("Identify a nut"),
+    FruitType.OTHER: gettext_lazy("Identify a fruit"),
+}
 
 
 def compare_url(ids) -> str:
@@ -61,7 +78,7 @@ def question_view(question, answer: tuple[int, ...], images=None) -> dict:
     states = [
         {
             "value": str(state.value),
-            "label": state.label,
+            "label": state.localized_label,
             "image": (images or {}).get(state.pk),
             "checked": answer == (state.value,),
         }
@@ -75,7 +92,7 @@ def question_view(question, answer: tuple[int, ...], images=None) -> dict:
         }
     return {
         "code": question.code,
-        "name": characteristic_label(question.name),
+        "name": characteristic_label(question.localized_name),
         "answer": labels(question, answer),
         "states": states,
         "several": several,
@@ -93,9 +110,8 @@ def identify_page(request):
     try:
         fruit_type = parse_query(request.GET)[0]
         context["fruit_type"] = fruit_type
-        label = FruitType(fruit_type).label.lower()
-        context["type_label"] = label
-        context["a_type"] = f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
+        context["type_label"] = FruitType(fruit_type).label
+        context["identify_title"] = IDENTIFY_TITLES[fruit_type]
         result = identify(request.GET)
     except ValidationError as error:
         context["errors"] = [
@@ -118,7 +134,7 @@ def identify_page(request):
     images = state_images(fruit_type)
 
     def names(codes) -> list[str]:
-        return [characteristic_label(questions[code].name) for code in codes]
+        return [characteristic_label(questions[code].localized_name) for code in codes]
 
     context |= {
         "answered": [question_view(questions[code], answers[code], images) for code in answers],
@@ -136,7 +152,7 @@ def identify_page(request):
                 "near": names(candidate.near),
                 "mismatches": [
                     {
-                        "name": characteristic_label(questions[item["code"]].name),
+                        "name": characteristic_label(questions[item["code"]].localized_name),
                         "answer": labels(questions[item["code"]], item["answer"]),
                         "fruit": labels(questions[item["code"]], item["fruit"]),
                     }
@@ -156,7 +172,7 @@ def identify_page(request):
 
 
 def labels(question, values) -> str:
-    return " or ".join(question.label(value) for value in values)
+    return _(" or ").join(question.label(value) for value in values)
 
 
 def percent(score: float) -> str:
@@ -177,11 +193,13 @@ def compare_page(request):
     raw = request.GET["fruits"]
     parts = [parse_id(part.strip()) for part in raw.split(",") if part.strip()]
     if None in parts:
-        return compare_error(request, "fruits: give fruit numbers separated by commas.")
+        return compare_error(request, _("fruits: give fruit numbers separated by commas."))
     ids = list(dict.fromkeys(parts))
     if not COMPARE_MIN <= len(ids) <= COMPARE_MAX:
         return compare_error(
-            request, f"fruits: compare {COMPARE_MIN} to {COMPARE_MAX} different fruits."
+            request,
+            _("fruits: compare %(min)d to %(max)d different fruits.")
+            % {"min": COMPARE_MIN, "max": COMPARE_MAX},
         )
     found = with_described(
         Fruit.objects.with_list_data().with_card_alt_text().defer("search_text")
@@ -189,7 +207,8 @@ def compare_page(request):
     fruits = [found[pk] for pk in ids if pk in found]
     if len(fruits) < len(ids):
         missing = ", ".join(str(pk) for pk in ids if pk not in found)
-        return compare_error(request, f"fruits: the catalog has no fruit {missing}.", 404)
+        message = _("fruits: the catalog has no fruit %(missing)s.") % {"missing": missing}
+        return compare_error(request, message, 404)
     names: dict[int, tuple] = {}
     shown: dict[int, dict[int, list[str]]] = {}
     for fruit in fruits:
@@ -198,7 +217,7 @@ def compare_page(request):
             names[group["id"]] = (group["position"], group["id"], label)
             shown.setdefault(group["id"], {})[fruit.pk] = group["labels"]
     rows = []
-    for char_id, (_, _, name) in sorted(names.items(), key=lambda item: item[1][:2]):
+    for char_id, (_position, _id, name) in sorted(names.items(), key=lambda item: item[1][:2]):
         cells = [shown[char_id].get(fruit.pk) for fruit in fruits]
         described = {tuple(cell) for cell in cells if cell}
         rows.append({"name": name, "cells": cells, "differs": len(described) > 1})

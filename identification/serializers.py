@@ -6,8 +6,15 @@ from rest_framework import serializers
 from blobs.serializers import absolute_url
 from catalog.models import FruitImage, FruitType
 from core.db.ids import ID_MAX
-from core.rest.fields import TextField, TextModelSerializer, WholeEntrySerializer
+from core.rest.fields import (
+    LocalizedTextField,
+    TextField,
+    TextModelSerializer,
+    WholeEntrySerializer,
+)
 from identification.models import (
+    LABEL_MAX,
+    NAME_MAX,
     NOTE_MAX,
     PAGES_MAX,
     STATE_VALUE_MAX,
@@ -23,7 +30,20 @@ class StateSerializer(WholeEntrySerializer):
     """A state of a characteristic: its value, its label and the image that shows it."""
 
     value = serializers.IntegerField(min_value=STATE_VALUE_MIN, max_value=STATE_VALUE_MAX)
-    label = serializers.CharField(max_length=100)
+    label = serializers.CharField(
+        max_length=LABEL_MAX,
+        help_text="Read in the request's language (`Accept-Language` or `?lang`): the German "
+        "label where the language is German and one is written, else the English one. Written, "
+        "always the English label.",
+    )
+    label_de = TextField(
+        max_length=LABEL_MAX,
+        required=False,
+        allow_blank=True,
+        help_text='The German label, `""` when none is written (German answers then show the '
+        "English one), whatever the request's language. Left out on write: a state kept "
+        'keeps its German label, a new one has `""`.',
+    )
     image = serializers.DictField(
         required=False,
         allow_null=True,
@@ -49,7 +69,8 @@ def state_record(serializer, state) -> dict:
     image = state.image
     return {
         "value": state.value,
-        "label": state.label,
+        "label": state.localized_label,
+        "label_de": state.label_de,
         "image": None
         if image is None
         else {
@@ -80,6 +101,12 @@ class CharacteristicSerializer(TextModelSerializer):
         max_length=len(FruitType.values),
         help_text="The fruit types it applies to (one or more, no duplicates).",
     )
+    name = LocalizedTextField(
+        max_length=NAME_MAX,
+        help_text="Read in the request's language (`Accept-Language` or `?lang`): the German "
+        "name where the language is German and one is written, else the English one. Written, "
+        "always the English name.",
+    )
     states = StatesField(
         child=StateSerializer(),
         min_length=STATES_MIN,
@@ -96,6 +123,7 @@ class CharacteristicSerializer(TextModelSerializer):
             "id",
             "code",
             "name",
+            "name_de",
             "fruit_types",
             "scale",
             "reliability",
@@ -103,7 +131,14 @@ class CharacteristicSerializer(TextModelSerializer):
             "reference",
             "states",
         ]
-        extra_kwargs = {"reference": {"required": False}}
+        extra_kwargs = {
+            "reference": {"required": False},
+            "name_de": {
+                "help_text": 'The German name, `""` when none is written (German answers then '
+                "show the English one), whatever the request's language. Left out on write: "
+                'unchanged (`""` for a new characteristic).'
+            },
+        }
 
     def validate_fruit_types(self, value):
         if len(set(value)) != len(value):
@@ -120,7 +155,13 @@ class CharacteristicSerializer(TextModelSerializer):
             missing = min(image_ids - found)
             raise serializers.ValidationError(f"Image {missing} is not a fruit image.")
         return [
-            {"value": s["value"], "label": s["label"], "image_id": s.get("image")} for s in value
+            {
+                "value": s["value"],
+                "label": s["label"],
+                "image_id": s.get("image"),
+                **({"label_de": s["label_de"]} if "label_de" in s else {}),
+            }
+            for s in value
         ]
 
 

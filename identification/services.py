@@ -43,7 +43,9 @@ def bump_versions(fruit_types) -> None:
 def characteristic_save(
     *, characteristic: Characteristic, fruit_types: list[str], states: list[dict] | None
 ) -> Characteristic:
-    """Store a new or changed characteristic; `states`, when given, replace its states.
+    """Store a new or changed characteristic; `states`, when given, replace its states
+    (`{"value", "label", "image_id"}`, and `"label_de"`: left out, a kept state keeps its German
+    label and a new one has none).
 
     A state keeps its identity by its `value`, so values stored for it stay; removing one that
     fruits use raises `StateInUse` and changes nothing. Fruits of a type the characteristic no
@@ -107,13 +109,17 @@ def _replace_states(characteristic: Characteristic, states: list[dict]) -> None:
                     characteristic=characteristic,
                     value=value,
                     label=record["label"],
+                    label_de=record.get("label_de", ""),
                     image_id=image_id,
                 )
             )
-        elif state.label != record["label"] or state.image_id != image_id:
-            state.label, state.image_id = record["label"], image_id
+            continue
+        # A record without a German label keeps the state's.
+        label_de = record.get("label_de", state.label_de)
+        if (state.label, state.label_de, state.image_id) != (record["label"], label_de, image_id):
+            state.label, state.label_de, state.image_id = record["label"], label_de, image_id
             changed.append(state)
-    CharacteristicState.objects.bulk_update(changed, ["label", "image"])
+    CharacteristicState.objects.bulk_update(changed, ["label", "label_de", "image"])
     announce(CharacteristicState, changed, "changed")
     announce(CharacteristicState, CharacteristicState.objects.bulk_create(added), "created")
 

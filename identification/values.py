@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import F, Prefetch
 
+from core.translated import in_language
 from identification import scoring
 from identification.models import (
     Characteristic,
@@ -25,14 +26,24 @@ from identification.models import (
 
 @dataclass(frozen=True)
 class Question:
-    """A characteristic as the pages and the API ask it."""
+    """A characteristic as the pages and the API ask it: its name in English and German, its
+    states with their labels in both."""
 
     code: str
     name: str
     states: tuple  # CharacteristicState rows (no image), in value order
+    name_de: str = ""
+
+    @property
+    def localized_name(self) -> str:
+        """The name in the active language (German where it is active and written)."""
+        return in_language(self.name, de=self.name_de)
 
     def label(self, value: int) -> str:
-        return next((state.label for state in self.states if state.value == value), str(value))
+        """The label of a state in the active language."""
+        return next(
+            (state.localized_label for state in self.states if state.value == value), str(value)
+        )
 
 
 @dataclass
@@ -82,7 +93,9 @@ def load(fruit_type: str, version: int) -> TypeValues:
     loaded = TypeValues(fruit_type=fruit_type, version=version)
     codes = {}
     # The states without their pictures: an image changes without a bump (the page reads them).
-    states_only = CharacteristicState.objects.only("id", "characteristic_id", "value", "label")
+    states_only = CharacteristicState.objects.only(
+        "id", "characteristic_id", "value", "label", "label_de"
+    )
     chars = (
         Characteristic.objects.of_type(fruit_type)
         .in_question_order()
@@ -91,7 +104,9 @@ def load(fruit_type: str, version: int) -> TypeValues:
     for char in chars:
         states = tuple(char.states.all())
         codes[char.pk] = char.code
-        loaded.questions[char.code] = Question(code=char.code, name=char.name, states=states)
+        loaded.questions[char.code] = Question(
+            code=char.code, name=char.name, name_de=char.name_de, states=states
+        )
         loaded.characteristics[char.code] = scoring.Characteristic(
             code=char.code,
             states=tuple(state.value for state in states),

@@ -164,12 +164,17 @@ IDENTIFICATION = inline_serializer(
             "NextQuestion",
             {
                 "code": serializers.CharField(),
-                "name": serializers.CharField(),
+                "name": serializers.CharField(
+                    help_text="In the request's language: German where it is German and the "
+                    "characteristic has a German name."
+                ),
                 "states": inline_serializer(
                     "QuestionState",
                     {
                         "value": serializers.IntegerField(),
-                        "label": serializers.CharField(),
+                        "label": serializers.CharField(
+                            help_text="In the request's language, as `name`."
+                        ),
                         "candidates": serializers.IntegerField(
                             help_text="How many listed candidates show this state."
                         ),
@@ -269,11 +274,11 @@ class IdentifyView(GenericAPIView):
                 "next_questions": [
                     {
                         "code": next_question.question.code,
-                        "name": next_question.question.name,
+                        "name": next_question.question.localized_name,
                         "states": [
                             {
                                 "value": state.value,
-                                "label": state.label,
+                                "label": state.localized_label,
                                 "candidates": next_question.counts[state.value],
                             }
                             for state in next_question.question.states

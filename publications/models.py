@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from blobs import imaging
 from blobs.content_types import JPEG, PDF
@@ -324,9 +325,10 @@ class PublicationFruit(StoredBytesModel):
         """Where the publication describes the fruit, for reading: "p. 112, plate IV"."""
         parts = []
         if self.pages:
-            parts.append(f"p. {self.pages}" if self.pages[0].isdigit() else self.pages)
+            digits = self.pages[0].isdigit()
+            parts.append(gettext("p. %(pages)s") % {"pages": self.pages} if digits else self.pages)
         if self.plate:
-            parts.append(f"plate {self.plate}")
+            parts.append(gettext("plate %(plate)s") % {"plate": self.plate})
         return ", ".join(parts)
 
     def get_description_url(self) -> str | None:

@@ -5,6 +5,7 @@ reads a byte column.
 
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from catalog.models import Fruit
@@ -38,7 +39,7 @@ def publication_page(request, pk: int):
     """One publication: cover, authors, year, description, and its fruits as cards."""
     publication = _get_or_none(Publication.objects.without_blobs().defer("search_text"), pk=pk)
     if publication is None:
-        return not_found(request, message="There is no publication with this number.")
+        return not_found(request, message=_("There is no publication with this number."))
     links = {
         link.fruit_id: link
         for link in PublicationFruit.objects.without_blobs().filter(publication=publication)

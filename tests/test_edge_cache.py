@@ -25,7 +25,7 @@ import pytest
 from django.test import Client
 from PIL import Image
 
-from catalog.models import FruitImage
+from catalog.models import FruitImage, FruitName
 from catalog.tests.factories import FruitFactory
 from core.testing import nginx as nginx_loopback
 from core.testing.media import make_object_png
@@ -340,3 +340,55 @@ def test_nginx_errors_on_the_byte_paths_are_the_apis_json(start_edge):
     assert answer.status == 502
     assert answer.headers["Content-Type"] == "application/json"
     assert answer.json()["detail"]
+
+
+@pytest.fixture
+def german_named_fruit():
+    fruit = FruitFactory(name="Belle de Boskoop")
+    FruitName.objects.create(
+        fruit=fruit, name="Schöner aus Boskoop", kind="translation", language="de"
+    )
+    return fruit
+
+
+@pytest.mark.parametrize("order", [("en", "de"), ("de", "en")])
+def test_an_answer_is_never_served_to_a_client_of_the_other_language(
+    edge, german_named_fruit, order
+):
+    headings = {"en": "Belle de Boskoop", "de": "Schöner aus Boskoop"}
+    asks = {"en": "en-GB,en;q=0.9", "de": "de-DE,de;q=0.9,en;q=0.8"}
+    size = 24 if order[0] == "en" else 23  # each order its own URL, cold
+    for path in (f"/api/v1/fruits?page_size={size}", f"/api/v1/fruits?page_size={size}&x=1"):
+        for language in (*order, *order):
+            answer = edge.get(path, **{"Accept-Language": asks[language]})
+            assert answer.status == 200
+            assert answer.headers["Content-Language"] == language, (path, language, answer.cache)
+            assert answer.json()["results"][0]["display_name"] == headings[language]
+        # ?lang is in the URL, so in the key: whatever the header says.
+        lang = edge.get(f"{path}&lang={order[1]}", **{"Accept-Language": asks[order[0]]})
+        assert lang.headers["Content-Language"] == order[1]
+
+
+def test_a_language_written_another_way_is_the_same_cached_answer(edge, german_named_fruit):
+    path = "/api/v1/fruits?page_size=22"
+    first = edge.get(path, **{"Accept-Language": "de"})
+    again = edge.get(path, **{"Accept-Language": "de"})
+    other = edge.get(path, **{"Accept-Language": "fr-CH, fr;q=0.9, de;q=0.8, en;q=0.7"})
+
+    assert (first.cache, again.cache) == ("MISS", "HIT")
+    assert other.headers["Content-Language"] == "de"
+    assert other.json() == first.json()
+
+
+def test_public_pages_stay_one_language_a_url_and_cacheable(edge, german_named_fruit):
+    for path, language in (("/", "en"), ("/de/", "de")):
+        answers = [
+            edge.get(path, **{"Accept-Language": asks})
+            for asks in ("de-DE,de;q=0.9", "en-US,en;q=0.9", "fr")
+        ]
+        assert [a.headers["Content-Language"] for a in answers] == [language] * 3, path
+        assert [a.cache for a in answers] == ["MISS", "HIT", "HIT"], path
+        assert f'<html lang="{language}">'.encode() in answers[0].body
+    # A visitor who chose German with the switch is sent on from /, never from the cache.
+    chose = edge.get("/", Cookie="django_language=de")
+    assert (chose.status, chose.headers["Location"], chose.cache) == (302, "/de/", "BYPASS")

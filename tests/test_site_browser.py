@@ -532,7 +532,10 @@ def test_type_chips_that_scroll_sideways_show_that_they_do(page, live_server, de
 def test_no_public_page_scrolls_sideways(page, page_log, live_server, demo, width):
     page.set_viewport_size({"width": width, "height": 900})
     too_wide = {}
-    for name, site_page in site_pages(live_server).items():
+    pages = site_pages(live_server)
+    # German words run longer: every page in German too.
+    pages |= {f"{name} (de)": german(site_page, live_server) for name, site_page in pages.items()}
+    for name, site_page in pages.items():
         if site_page.status != 200:
             page_log.expect_status(site_page.url, site_page.status)
         page.goto(site_page.url)
@@ -748,3 +751,67 @@ def test_the_identify_and_compare_pages_have_no_accessibility_violation_at_all(
         found += [f"{name}: {line}" for line in axe_violations(axe_page, impacts=every_impact)]
     axe_page.goto("about:blank")
     assert not found, "\n".join(found)
+
+
+GERMAN_PAGES = ["grid", "fruit page", "identify", "identify with answers", "compare"]
+
+
+def german(site_page: SitePage, live_server) -> SitePage:
+    """The same page in German: its path under /de/."""
+    return replace(
+        site_page, url=site_page.url.replace(live_server.url, f"{live_server.url}/de", 1)
+    )
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "390px"])
+def test_the_german_pages_have_no_accessibility_violation_at_all(
+    axe_page, live_server, demo, viewport
+):
+    axe_page.set_viewport_size(viewport)
+    pages = site_pages(live_server)
+    found = []
+    for name in GERMAN_PAGES:
+        site_page = german(pages[name], live_server)
+        axe_page.goto(site_page.url)
+        assert axe_page.locator(site_page.shows).count(), name
+        assert axe_page.get_attribute("html", "lang") == "de", name
+        every_impact = ("minor", "moderate", "serious", "critical")
+        found += [f"{name}: {line}" for line in axe_violations(axe_page, impacts=every_impact)]
+    axe_page.goto("about:blank")
+    assert not found, "\n".join(found)
+
+
+def test_the_language_switch_leads_to_the_same_page_in_german_and_is_remembered(
+    page, live_server, demo
+):
+    boskoop = Fruit.objects.get(name="Schöner aus Boskoop")
+    page.goto(f"{live_server.url}/fruits/{boskoop.pk}/")
+
+    page.click("a[hreflang=de]")
+
+    assert page.url == f"{live_server.url}/de/fruits/{boskoop.pk}/"
+    assert page.get_attribute("html", "lang") == "de"
+    assert page.inner_text("#images-heading") == "Bilder"
+    # The choice is remembered: the catalog's root opens in German.
+    page.goto(f"{live_server.url}/")
+    assert page.url == f"{live_server.url}/de/"
+    page.click("a[hreflang=en]")
+    assert page.url == f"{live_server.url}/"
+    page.goto(f"{live_server.url}/")
+    assert page.get_attribute("html", "lang") == "en"
+
+
+@pytest.mark.slow
+def test_lighthouse_scores_the_german_pages_95_or_more(live_server, demo):
+    require_tools(lighthouse=True)
+    pages = site_pages(live_server)
+    low = {}
+    for name in ["grid", "fruit page", "identify with answers"]:
+        best: dict[str, float] = {}
+        for _ in range(3):  # the best of three, as for the English pages
+            scores = lighthouse_scores(german(pages[name], live_server).url)
+            best = {kind: max(score, best.get(kind, 0.0)) for kind, score in scores.items()}
+            if min(best.values()) >= 0.95:
+                break
+        low.update({f"{name} {kind}": score for kind, score in best.items() if score < 0.95})
+    assert not low, low

@@ -5,6 +5,7 @@ A fixed number of queries whatever the catalog holds, and none reads a byte colu
 """
 
 from django.db.models import F, Prefetch
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from blobs.models import blob_fields
@@ -27,7 +28,7 @@ def fruit_page(request, pk: int):
     )
     fruit = fruits.filter(pk=pk).first() if 1 <= pk <= ID_MAX else None
     if fruit is None:
-        return not_found(request, message="The catalog has no fruit with this number.")
+        return not_found(request, message=_("The catalog has no fruit with this number."))
     links = citations(fruit)
     images = fruit.images.all()
     # Each image's alt text, as the templates show it.
@@ -67,7 +68,10 @@ def citations(fruit) -> list:
     for link in links:
         for image in link.images.all():
             shows = alt_text_or_role("", image.role, fruit.name)
-            image.alt = image.alt_text or f"{shows} in {link.publication.title}"
+            image.alt = image.alt_text or _("%(shows)s in %(title)s") % {
+                "shows": shows,
+                "title": link.publication.title,
+            }
     return links
 
 

@@ -4,6 +4,8 @@ from django.db import models
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from core.translated import localized
+
 
 class TextField(serializers.CharField):
     """Text that must be sent as a JSON string: DRF's CharField would store the number 0 as "0"."""
@@ -12,6 +14,15 @@ class TextField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class LocalizedTextField(TextField):
+    """Text stored in English with a column per other language beside it (`core.translated`):
+    read in the request's language where that text is written, else in English; written, always
+    the English text (the other languages have fields of their own, `name_de`)."""
+
+    def get_attribute(self, instance):
+        return localized(instance, self.source)
 
 
 class TextModelSerializer(serializers.ModelSerializer):

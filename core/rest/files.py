@@ -7,6 +7,10 @@ under two hosts has two, and no cache has one host's file confirmed for the othe
 no `Vary`: the scheme and host are in the URL, which every cache keys by (nginx's key included),
 and behind a proxy the forwarded ones are those of the URL the client asked for.
 
+A file is data, the same for every client: it is built in the default language (English) whatever
+the request's, so its URLs, labels and alt texts never depend on Accept-Language, which its
+`ETag` does not name.
+
 A full build is counted against the client's export rate and bounded in time
 (`FRUITCATALOG_EXPORT_SECONDS`); errors are JSON, as everywhere under `/api/`.
 """
@@ -18,6 +22,7 @@ from time import monotonic
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import get_script_prefix
+from django.utils import translation
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from drf_spectacular.utils import OpenApiResponse
@@ -48,6 +53,12 @@ def within(pieces, seconds: float, path: str):
                 "%s outlasted %s s and was cut off; raise it or narrow the export", path, seconds
             )
             raise ExportTooLong(path)
+
+
+def in_default_language(pieces):
+    """The pieces of a streamed file, built in the default language (see the module)."""
+    with translation.override(settings.LANGUAGE_CODE):
+        yield from pieces
 
 
 class FileRenderer(BaseRenderer):
@@ -112,7 +123,11 @@ class StreamedFileView(APIView):
         throttle = ExportThrottle()
         if not throttle.allow_request(request, self):
             self.throttled(request, throttle.wait())
-        pieces = within(self.stream(request), settings.FRUITCATALOG_EXPORT_SECONDS, request.path)
+        with translation.override(settings.LANGUAGE_CODE):
+            stream = self.stream(request)
+        pieces = within(
+            in_default_language(stream), settings.FRUITCATALOG_EXPORT_SECONDS, request.path
+        )
         response = StreamingHttpResponse(pieces, content_type=self.media_type, headers=validators)
         response["Content-Disposition"] = f'attachment; filename="{self.filename}"'
         return response

@@ -7,16 +7,19 @@ page, which reads all three apps, in `wholefruit.pages`.
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.paginator import EmptyPage
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import reverse, translate_url
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from core.rest.pagination import PageNumberPagination, ScalablePaginator
 
 PAGE_SIZE = PageNumberPagination.page_size  # a grid page and an API page hold the same fruits
 PAGE_WINDOW = 2  # page links shown on each side of the current one
-NO_SUCH_PAGE = "There is no such page."
-BAD_PAGE = "page: a page is a whole number from 1."
+NO_SUCH_PAGE = _("There is no such page.")
+BAD_PAGE = _("page: a page is a whole number from 1.")
 # Pages load their stylesheet, script and images from this origin only; should some text slip
 # through escaping, the browser still runs nothing from elsewhere and nothing inline.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -129,9 +132,40 @@ def page_links(request, page) -> list[PageLink]:
     return links
 
 
+def language_links(request) -> list[dict]:
+    """This page in each language: `code`, `name` (in its own language), `url` (the path, the
+    query kept) and `absolute`, the current language marked. A path no page answers (a 404)
+    links the other language's catalog."""
+    current = translation.get_language()
+    here = request.get_full_path()
+    links = []
+    for code, name in settings.LANGUAGES:
+        url = translate_url(here, code)
+        if url == here and code != current:
+            with translation.override(code):
+                url = reverse("catalog-grid")
+        links.append(
+            {
+                "code": code,
+                "name": name,
+                "url": url,
+                "absolute": request.build_absolute_uri(url),
+                "is_current": code == current,
+            }
+        )
+    return links
+
+
 def render_page(request, template: str, context: dict, status: int = 200):
-    """A public page: the template with what the shared layout needs."""
+    """A public page: the template with what the shared layout needs.
+
+    A page found (200) names its versions in every language for search engines (`alternates`:
+    `<link rel="alternate" hreflang>`); every page links the others (the language switch).
+    """
     context.setdefault("api_docs_url", reverse("swagger-ui"))
+    languages = language_links(request)
+    context.setdefault("alternates", languages if status == 200 else [])
+    context.setdefault("other_languages", [link for link in languages if not link["is_current"]])
     response = render(request, template, context, status=status)
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     return response
@@ -142,6 +176,6 @@ def not_found(request, exception=None, *, message: str = ""):
     return render_page(
         request,
         "core/site/404.html",
-        {"message": message or "There is no page at this address."},
+        {"message": message or _("There is no page at this address.")},
         status=404,
     )

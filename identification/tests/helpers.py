@@ -10,14 +10,16 @@ from identification.services import fruit_set_characteristics
 from identification.validators import clean_fruit_characteristics
 
 MIGRATION = "identification.migrations.0002_standard_characteristics"
+GERMAN_MIGRATION = "identification.migrations.0006_standard_characteristics_german"
 
 
 def ensure_standard_characteristics() -> None:
-    """Install the standard characteristics again when a flush removed them (their data
-    migration's rows are gone then, as the Curators group is)."""
+    """Install the standard characteristics again, with their German wording, when a flush
+    removed them (their data migrations' rows are gone then, as the Curators group is)."""
     migration = importlib.import_module(MIGRATION)
     if not Characteristic.objects.filter(code__in=migration.CODES).exists():
         migration.install(apps, None)
+        importlib.import_module(GERMAN_MIGRATION).add_german(apps, None)
 
 
 def describe(fruit, entries: dict, **extra) -> None:

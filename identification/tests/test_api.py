@@ -54,7 +54,7 @@ def test_a_curator_creates_a_characteristic_and_anyone_reads_it(curator_client, 
     body = response.json()
     assert body["fruit_types"] == ["apple", "pear"]
     assert [state["value"] for state in body["states"]] == [1, 5, 9]
-    assert body["states"][0] == {"value": 1, "label": "small", "image": None}
+    assert body["states"][0] == {"value": 1, "label": "small", "label_de": "", "image": None}
     assert response["Location"].endswith(f"{CHARS}/{body['id']}")
     read = anon_client.get(f"{CHARS}/{body['id']}").json()
     assert read == body

@@ -31,6 +31,11 @@
         if (!fresh) return;
         results.innerHTML = fresh.innerHTML;
         if (chips) document.querySelector(".chips").innerHTML = chips.innerHTML;
+        // The language switch links this search in the other language.
+        page.querySelectorAll("a[data-language]").forEach(function (fresh) {
+          var link = document.querySelector('a[data-language="' + fresh.dataset.language + '"]');
+          if (link) link.setAttribute("href", fresh.getAttribute("href"));
+        });
         document.title = page.title;
         history.replaceState(null, "", url);
       })

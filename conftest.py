@@ -1,8 +1,10 @@
 """Shared fixtures: API clients per role, images, PDFs and rows (helpers live in test modules)."""
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
+from django.utils import translation
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -26,6 +28,15 @@ def fresh_cache():
     every test starts with none (a rolled-back test can leave a version number to be reused)."""
     cache.clear()
     identification_values.forget()
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Every test starts in the default language: a request leaves its own active in the
+    thread (as a server's next request sets its own), and the next test calls code directly."""
+    translation.activate(django_settings.LANGUAGE_CODE)
+    yield
+    translation.activate(django_settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,8 @@ know is left out rather than sent empty or null (v2.1's schemas allow no null).
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from django.utils import translation
+
 from blobs.rights import ImageRole, License, alt_text_or_role, license_url
 from catalog.models import FRUIT_TYPE_TAXA, NameKind, RelationKind
 from identification.models import Scale
@@ -34,7 +36,10 @@ UNKNOWN_PARENT = "UNKNOWN"
 # synonym and no accession name (the Darwin Core Archive leaves it out of the names too).
 NOT_NAMES = frozenset({NameKind.MISAPPLIED})
 SCALE_DATA_TYPES = {Scale.ORDINAL: "Ordinal", Scale.NOMINAL: "Nominal"}
-ROLE_BY_LABEL = {ImageRole(code).label.lower(): code for code in ImageRole.values}
+# BrAPI speaks English (its answers never follow a language); the names read back are English
+# whatever language is active where this module is first imported.
+with translation.override("en"):
+    ROLE_BY_LABEL = {ImageRole(code).label.lower(): code for code in ImageRole.values}
 
 
 def taxon_fields(fruit_type: str) -> dict:

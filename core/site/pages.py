@@ -132,10 +132,11 @@ def page_links(request, page) -> list[PageLink]:
     return links
 
 
-def language_links(request) -> list[dict]:
+def language_links(request, *, absolute: bool = True) -> list[dict]:
     """This page in each language: `code`, `name` (in its own language), `url` (the path, the
-    query kept) and `absolute`, the current language marked. A path no page answers (a 404)
-    links the other language's catalog."""
+    query kept) and, when `absolute`, `absolute` (the URL with the request's host, which a
+    page refusing the request's Host header must not read), the current language marked. A
+    path no page answers (a 404) links the other language's catalog."""
     current = translation.get_language()
     here = request.get_full_path()
     links = []
@@ -149,10 +150,11 @@ def language_links(request) -> list[dict]:
                 "code": code,
                 "name": name,
                 "url": url,
-                "absolute": request.build_absolute_uri(url),
                 "is_current": code == current,
             }
         )
+        if absolute:
+            links[-1]["absolute"] = request.build_absolute_uri(url)
     return links
 
 
@@ -163,7 +165,7 @@ def render_page(request, template: str, context: dict, status: int = 200):
     `<link rel="alternate" hreflang>`); every page links the others (the language switch).
     """
     context.setdefault("api_docs_url", reverse("swagger-ui"))
-    languages = language_links(request)
+    languages = language_links(request, absolute=status == 200)
     context.setdefault("alternates", languages if status == 200 else [])
     context.setdefault("other_languages", [link for link in languages if not link["is_current"]])
     response = render(request, template, context, status=status)

@@ -5,6 +5,10 @@ page): a fruit is a germplasm (and its MCPD passport and pedigree node), a chara
 germplasm attribute, a state a fruit shows an attribute value, a fruit image a BrAPI image.
 BrAPI's fields are strings unless its schema says otherwise, and a field the catalog does not
 know is left out rather than sent empty or null (v2.1's schemas allow no null).
+
+A fruit arrives as the dict `reads.germplasm()` or `reads.pedigree()` gives (`id`, `name`,
+`type`, `catalog_number` and the annotations' lists): a page of 1,000 is mapped dict to dict,
+with no model instance between the database row and the JSON.
 """
 
 from collections.abc import Callable, Iterable
@@ -13,7 +17,7 @@ from typing import NamedTuple
 from django.utils import translation
 
 from blobs.rights import ImageRole, License, alt_text_or_role, license_url
-from catalog.models import FRUIT_TYPE_TAXA, NameKind, RelationKind
+from catalog.models import FRUIT_TYPE_TAXA, NAME_FIELDS, NameKind, RelationKind
 from identification.models import Scale
 from wholefruit.dwca import cited
 
@@ -40,6 +44,9 @@ SCALE_DATA_TYPES = {Scale.ORDINAL: "Ordinal", Scale.NOMINAL: "Nominal"}
 # whatever language is active where this module is first imported.
 with translation.override("en"):
     ROLE_BY_LABEL = {ImageRole(code).label.lower(): code for code in ImageRole.values}
+# Where a name row of `name_list` (`Fruit.objects.with_names()`: one list of `NAME_FIELDS` per
+# name) holds the name and its kind.
+NAME, KIND = NAME_FIELDS.index("name"), NAME_FIELDS.index("kind")
 
 
 def taxon_fields(fruit_type: str) -> dict:
@@ -51,6 +58,10 @@ def taxon_fields(fruit_type: str) -> dict:
     return {"genus": taxon.genus, **({"species": taxon.species} if taxon.species else {})}
 
 
+# `taxon_fields` of every type, worked out once rather than once a row.
+TAXON_FIELDS = {fruit_type: taxon_fields(fruit_type) for fruit_type in FRUIT_TYPE_TAXA}
+
+
 class Related(NamedTuple):
     """A fruit's parentage relation as the mapping reads it: its kind, the related variety's
     name, and its id when it is in the catalog."""
@@ -60,19 +71,19 @@ class Related(NamedTuple):
     fruit_id: int | None = None
 
 
-def ancestry(fruit) -> list[Related]:
+def ancestry(fruit: dict) -> list[Related]:
     """The fruit's parentage (`reads.with_ancestry`): a related fruit's own name when it is in
     the catalog, else the name the relation keeps."""
     return [
         Related(kind, other_name if other_id is not None else name, other_id)
-        for kind, name, other_id, other_name in fruit.ancestry
+        for kind, name, other_id, other_name in fruit["ancestry"]
     ]
 
 
-def descendants(fruit) -> list[Related]:
+def descendants(fruit: dict) -> list[Related]:
     """The fruits that name this one in their parentage (`reads.with_descendants`), each with
     the kind of that relation."""
-    return [Related(kind, name, fruit_id) for kind, fruit_id, name in fruit.descendants]
+    return [Related(kind, name, fruit_id) for kind, fruit_id, name in fruit["descendants"]]
 
 
 def pedigree_string(relations: Iterable[Related]) -> str:
@@ -106,52 +117,52 @@ def pedigree_string(relations: Iterable[Related]) -> str:
     return "; ".join(parts)
 
 
-def other_names(fruit) -> list[dict]:
-    """The fruit's other names' records (`Fruit.name_list`) that are names of it."""
-    return [record for record in fruit.name_list if record["kind"] not in NOT_NAMES]
+def other_names(fruit: dict) -> list[tuple[str, str]]:
+    """(name, kind) of the fruit's other names (`name_list`) that are names of it, in order."""
+    return [(row[NAME], row[KIND]) for row in fruit["name_list"] if row[KIND] not in NOT_NAMES]
 
 
-def germplasm(fruit, *, page_url: Callable[[int], str]) -> dict:
+def germplasm(fruit: dict, *, page_url: Callable[[int], str]) -> dict:
     """A fruit as a BrAPI `Germplasm`.
 
     Reads `name_list` (`with_names()`) and `ancestry` (`reads.with_ancestry`). Its public
     page is both its permanent identifier (`germplasmPUI`, as the Darwin Core Archive's
     `taxonID`) and its `documentationURL`.
     """
-    url = page_url(fruit.pk)
+    pk, name, number = fruit["id"], fruit["name"], fruit["catalog_number"]
+    url = page_url(pk)
     record = {
-        "germplasmDbId": str(fruit.pk),
+        "germplasmDbId": str(pk),
         "germplasmPUI": url,
-        "germplasmName": fruit.name,
-        "defaultDisplayName": fruit.name,
-        "commonCropName": fruit.type,
-        **taxon_fields(fruit.type),
+        "germplasmName": name,
+        "defaultDisplayName": name,
+        "commonCropName": fruit["type"],
+        **TAXON_FIELDS.get(fruit["type"], {}),
         "documentationURL": url,
-        "synonyms": [
-            {"synonym": name["name"], "type": name["kind"]} for name in other_names(fruit)
-        ],
+        "synonyms": [{"synonym": other, "type": kind} for other, kind in other_names(fruit)],
     }
-    if fruit.catalog_number is not None:
-        record["accessionNumber"] = str(fruit.catalog_number)
-    pedigree = pedigree_string(ancestry(fruit))
-    if pedigree:
-        record["pedigree"] = pedigree
+    if number is not None:
+        record["accessionNumber"] = str(number)
+    if fruit["ancestry"]:
+        pedigree = pedigree_string(ancestry(fruit))
+        if pedigree:
+            record["pedigree"] = pedigree
     return record
 
 
-def mcpd(fruit, *, page_url: Callable[[int], str]) -> dict:
+def mcpd(fruit: dict, *, page_url: Callable[[int], str]) -> dict:
     """A fruit's passport as BrAPI models MCPD (`GermplasmMCPD`): what the catalog knows
     (PUID, ACCENUMB, ACCENAME, GENUS, SPECIES, CROPNAME, ANCEST); institutes, acquisition,
     collecting, origin, status and storage are not the catalog's to say, and left out."""
     record = {
-        "germplasmDbId": str(fruit.pk),
-        "germplasmPUI": page_url(fruit.pk),
-        "accessionNames": [fruit.name, *(name["name"] for name in other_names(fruit))],
-        "commonCropName": fruit.type,
-        **taxon_fields(fruit.type),
+        "germplasmDbId": str(fruit["id"]),
+        "germplasmPUI": page_url(fruit["id"]),
+        "accessionNames": [fruit["name"], *(other for other, _ in other_names(fruit))],
+        "commonCropName": fruit["type"],
+        **TAXON_FIELDS.get(fruit["type"], {}),
     }
-    if fruit.catalog_number is not None:
-        record["accessionNumber"] = str(fruit.catalog_number)
+    if fruit["catalog_number"] is not None:
+        record["accessionNumber"] = str(fruit["catalog_number"])
     pedigree = pedigree_string(ancestry(fruit))
     if pedigree:
         record["ancestralData"] = pedigree
@@ -159,7 +170,7 @@ def mcpd(fruit, *, page_url: Callable[[int], str]) -> dict:
 
 
 def pedigree_node(
-    fruit, *, page_url: Callable[[int], str], parents: bool = True, progeny: bool = True
+    fruit: dict, *, page_url: Callable[[int], str], parents: bool = True, progeny: bool = True
 ) -> dict:
     """A fruit as a BrAPI `PedigreeNode`: its parents in the catalog (`ancestry`) and the
     fruits that name it as theirs (`descendants`), each with its `parentType`
@@ -169,10 +180,10 @@ def pedigree_node(
     `germplasmDbId`s)."""
     relations = ancestry(fruit)
     record = {
-        "germplasmDbId": str(fruit.pk),
-        "germplasmPUI": page_url(fruit.pk),
-        "germplasmName": fruit.name,
-        "defaultDisplayName": fruit.name,
+        "germplasmDbId": str(fruit["id"]),
+        "germplasmPUI": page_url(fruit["id"]),
+        "germplasmName": fruit["name"],
+        "defaultDisplayName": fruit["name"],
     }
     pedigree = pedigree_string(relations)
     if pedigree:

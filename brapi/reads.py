@@ -76,14 +76,20 @@ def with_descendants(fruits):
 
 
 def germplasm():
-    """Fruits as germplasm and MCPD read them: names and parentage in the row's own query."""
-    return with_ancestry(Fruit.objects.only(*FRUIT_FIELDS).with_names())
+    """Fruits as germplasm and MCPD read them: names (`name_list`, rows of `NAME_FIELDS`) and
+    parentage in the row's own query, each fruit a dict (`values()`: a page of 1,000 builds no
+    model instances)."""
+    fruits = with_ancestry(Fruit.objects.with_names())
+    return fruits.values(*FRUIT_FIELDS, "name_list", "ancestry")
 
 
 def pedigree(*, progeny: bool):
-    """Fruits as pedigree nodes read them: parentage, and the descendants when asked for."""
-    fruits = with_ancestry(Fruit.objects.only(*FRUIT_FIELDS))
-    return with_descendants(fruits) if progeny else fruits
+    """Fruits as pedigree nodes read them, as dicts: parentage, and the descendants when asked
+    for."""
+    fruits = with_ancestry(Fruit.objects.all())
+    if progeny:
+        return with_descendants(fruits).values(*FRUIT_FIELDS, "ancestry", "descendants")
+    return fruits.values(*FRUIT_FIELDS, "ancestry")
 
 
 def types_of_taxa(*, genus=(), species=(), binomial=()) -> set[str] | None:

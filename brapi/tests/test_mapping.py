@@ -1,8 +1,6 @@
 """The mapping's pure parts, row by row, without a database: pedigree strings, parent types,
 taxa, names, images' names and rights."""
 
-from types import SimpleNamespace
-
 import pytest
 
 from brapi import mapping
@@ -13,21 +11,22 @@ def relation(kind, name, fruit_id=None):
 
 
 def fruit(pk=1, *, name="Jonagold", type="apple", number=3, names=(), relations=(), related=()):
-    return SimpleNamespace(
-        pk=pk,
-        name=name,
-        type=type,
-        catalog_number=number,
-        name_list=list(names),
-        # As `reads.with_ancestry` and `with_descendants` annotate them.
-        ancestry=[
+    """A fruit as `reads.germplasm()` and `reads.pedigree()` give it: a dict of the row."""
+    return {
+        "id": pk,
+        "name": name,
+        "type": type,
+        "catalog_number": number,
+        # As `with_names()`, `reads.with_ancestry` and `with_descendants` annotate them.
+        "name_list": [[n["name"], n["kind"], n["language"], n["note"]] for n in names],
+        "ancestry": [
             [r.kind, f"stored {r.name}", r.fruit_id, r.name]
             if r.fruit_id
             else [r.kind, r.name, None, None]
             for r in relations
         ],
-        descendants=[[r.kind, r.fruit_id, r.name] for r in related],
-    )
+        "descendants": [[r.kind, r.fruit_id, r.name] for r in related],
+    }
 
 
 def page_url(pk):
@@ -78,11 +77,14 @@ def test_parent_types_of_every_kind_of_descent():
 )
 def test_taxa_come_from_the_types_table(fruit_type, expected):
     assert mapping.taxon_fields(fruit_type) == expected
+    record = mapping.germplasm(fruit(type=fruit_type), page_url=page_url)
+    assert {k: record[k] for k in ("genus", "species") if k in record} == expected
 
 
 def test_germplasm_leaves_out_what_the_catalog_does_not_know():
     record = mapping.germplasm(fruit(number=None, type="berry"), page_url=page_url)
     assert "accessionNumber" not in record and "pedigree" not in record
+    assert record["germplasmDbId"] == "1" and record["germplasmName"] == "Jonagold"
     assert "genus" not in record and record["synonyms"] == []
     assert record["germplasmPUI"] == record["documentationURL"] == "https://fruit.example/fruits/1/"
 
@@ -103,6 +105,17 @@ def test_synonyms_keep_their_kinds_and_misapplied_names_are_left_out():
         "Jonnie",
         "Jona",
     ]
+
+
+def test_a_germplasm_names_its_parentage():
+    parentage = [relation("mother", "Golden Delicious", 2), relation("father", "Jonathan")]
+    record = mapping.germplasm(fruit(relations=parentage), page_url=page_url)
+    # A parent in the catalog by its own name, one known by name alone by the stored name.
+    assert record["pedigree"] == "Golden Delicious/Jonathan"
+    assert mapping.mcpd(fruit(relations=parentage), page_url=page_url)["ancestralData"] == (
+        "Golden Delicious/Jonathan"
+    )
+    assert mapping.mcpd(fruit(number=7), page_url=page_url)["accessionNumber"] == "7"
 
 
 def test_a_pedigree_node_lists_only_relations_to_fruits_with_a_type():

@@ -1,11 +1,12 @@
 """BrAPI v2.1's read calls under /brapi/v2 (`brapi.urls`): DRF views answering BrAPI's envelope.
 
 Every answer is `{"metadata": {"pagination", "status", "datafiles"}, "result"}`; a list's
-`result` is `{"data": [...]}`, paged by `page` (from 0) and `pageSize` (1000 by default; their bounds and the
-filters' in `brapi.params`). Errors keep the API's statuses (its exception handler: 400, 401, 404, 503...)
-with BrAPI's body: the message in `metadata.status` as an `ERROR`. Reads are public; the API's
-token authenticates as `Authorization: Bearer <key>` (or `Token <key>`), and a bad one is a 401.
-The views are left out of the API's OpenAPI schema: BrAPI's own document describes them.
+`result` is `{"data": [...]}`, paged by `page` (from 0) and `pageSize` (1000 by default; their
+bounds and the filters' in `brapi.params`). Errors keep the API's statuses (its exception
+handler: 400, 401, 404, 503...) with BrAPI's body: the message in `metadata.status` as an
+`ERROR`. Reads are public; the API's token authenticates as `Authorization: Bearer <key>` (or
+`Token <key>`), and a bad one is a 401. The views are left out of the API's OpenAPI schema:
+BrAPI's own document describes them.
 """
 
 import contextlib

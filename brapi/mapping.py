@@ -350,7 +350,7 @@ def image(row, *, absolute: Callable[[str], str]) -> dict:
         "imageDbId": str(row.pk),
         "imageName": image_name(fruit_name, row.role),
         "imageURL": absolute(row.get_data_url()),
-        "mimeType": row.content_type,
+        **({"mimeType": row.content_type} if row.content_type else {}),
         "imageWidth": row.width,
         "imageHeight": row.height,
         "imageFileSize": row.size,

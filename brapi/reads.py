@@ -125,7 +125,8 @@ def filter_germplasm(fruits, filters: dict[str, list[str]]):
     if "germplasmName" in filters:
         condition &= Q(name__in=filters["germplasmName"])
     if "accessionNumber" in filters:
-        numbers = [int(v) for v in filters["accessionNumber"] if v.isdecimal() and v.isascii()]
+        given = [v for v in filters["accessionNumber"] if len(v) <= 10]  # CATALOG_NUMBER_MAX's
+        numbers = [int(v) for v in given if v.isdecimal() and v.isascii()]
         condition &= Q(catalog_number__in=[n for n in numbers if 1 <= n <= CATALOG_NUMBER_MAX])
     if "commonCropName" in filters:
         condition &= Q(type__in=crop_types(filters["commonCropName"]))

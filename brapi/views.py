@@ -1,38 +1,55 @@
 """BrAPI v2.1's read calls under /brapi/v2 (`brapi.urls`): DRF views answering BrAPI's envelope.
 
 Every answer is `{"metadata": {"pagination", "status", "datafiles"}, "result"}`; a list's
-`result` is `{"data": [...]}`, paged by `page` (from 0) and `pageSize` (1000 by default, at most
-`PAGE_SIZE_MAX`). Errors keep the API's statuses (its exception handler: 400, 401, 404, 503...)
-with BrAPI's body: the message in `metadata.status` as an `ERROR`. Reads are public; the API's
-token authenticates as `Authorization: Bearer <key>` (or `Token <key>`), and a bad one is a 401.
-The views are left out of the API's OpenAPI schema: BrAPI's own document describes them.
+`result` is `{"data": [...]}`, paged by `page` (from 0) and `pageSize` (1000 by default; their
+bounds and the filters' in `brapi.params`). Errors keep the API's statuses (its exception
+handler: 400, 401, 404, 503...) with BrAPI's body: the message in `metadata.status` as an
+`ERROR`. Reads are public; the API's token authenticates as `Authorization: Bearer <key>` (or
+`Token <key>`), and a bad one is a 401. The views are left out of the API's OpenAPI schema:
+BrAPI's own document describes them.
 """
 
-import json
 import math
 
 from django.conf import settings
+from django.db.models import Q
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
+from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from brapi import mapping, reads
+from brapi.params import (
+    ATTRIBUTE_NO_DATA,
+    ATTRIBUTE_VALUE_NO_DATA,
+    GERMPLASM_NO_DATA,
+    IMAGE_NO_DATA,
+    NO_DATA,
+    PEDIGREE_NO_DATA,
+    flag,
+    page_params,
+    query_filters,
+    search_filters,
+    with_puis,
+)
 from catalog.exports import fruit_page_url
-from catalog.models import Fruit
+from catalog.models import ANCESTRY, Fruit, FruitRelation
 from core.db.ids import parse_id
+from core.rest.authentication import TokenAuthentication
+from core.rest.exceptions import brapi_error_body, messages_of
 from core.rest.exceptions import exception_handler as api_exception_handler
 from core.rest.pagination import ScalablePaginator
 
-PAGE_SIZE_DEFAULT = 1000  # BrAPI's default
-PAGE_SIZE_MAX = 1000
-# The list filters each call takes (`reads`); any other parameter is ignored, as BrAPI servers do.
+# The list filters each call takes (`reads`); BrAPI's filters on data the catalog has not match
+# nothing (`params`); any other parameter is ignored, as BrAPI servers do.
 GERMPLASM_FILTERS = (
     "germplasmDbId",
     "germplasmName",
+    "germplasmPUI",
     "accessionNumber",
     "commonCropName",
     "synonym",
@@ -40,17 +57,7 @@ GERMPLASM_FILTERS = (
     "species",
     "binomialName",
 )
-# A search request's arrays and the germplasm filter each one is.
-SEARCH_FILTERS = {
-    "germplasmDbIds": "germplasmDbId",
-    "germplasmNames": "germplasmName",
-    "accessionNumbers": "accessionNumber",
-    "commonCropNames": "commonCropName",
-    "synonyms": "synonym",
-    "genus": "genus",
-    "species": "species",
-    "binomialNames": "binomialName",
-}
+GERMPLASM_RELATIONS = ("parentDbId", "progenyDbId")
 ATTRIBUTE_FILTERS = (
     "attributeDbId",
     "attributeName",
@@ -59,6 +66,9 @@ ATTRIBUTE_FILTERS = (
     "traitDbId",
     "methodDbId",
     "scaleDbId",
+    "traitName",
+    "methodName",
+    "scaleName",
 )
 ATTRIBUTE_VALUE_FILTERS = (
     "attributeValueDbId",
@@ -68,14 +78,6 @@ ATTRIBUTE_VALUE_FILTERS = (
     "commonCropName",
 )
 IMAGE_FILTERS = ("imageDbId", "imageName", "commonCropName")
-BOOLEANS = {"true": True, "false": False}
-
-
-class BadParameter(exceptions.APIException):
-    """A paging value or flag BrAPI defines, given a value it cannot take."""
-
-    status_code = 400
-    default_code = "bad_parameter"
 
 
 def metadata(*, pagination: dict | None = None, status: list | None = None) -> dict:
@@ -83,25 +85,6 @@ def metadata(*, pagination: dict | None = None, status: list | None = None) -> d
     if pagination is not None:
         body["pagination"] = pagination
     return body
-
-
-def error_body(messages: list[str]) -> dict:
-    """BrAPI's answer to a request it refuses: the messages as `ERROR`s in `metadata.status`."""
-    status = [{"message": message, "messageType": "ERROR"} for message in messages]
-    return {"metadata": metadata(status=status)}
-
-
-def messages_of(detail) -> list[str]:
-    """The texts of a DRF error body (`{"detail": ...}`, a field's list, a list)."""
-    if isinstance(detail, dict):
-        if set(detail) == {"detail"}:
-            return messages_of(detail["detail"])
-        return [
-            f"{field}: {text}" for field, value in detail.items() for text in messages_of(value)
-        ]
-    if isinstance(detail, list):
-        return [text for item in detail for text in messages_of(item)]
-    return [str(detail)]
 
 
 # Headers of an error that a client acts on.
@@ -112,70 +95,26 @@ def exception_handler(exc, context):
     """The API's exception handler (statuses, 503s of an unreachable database, logging), its
     answer in BrAPI's shape."""
     response = api_exception_handler(exc, context)
-    if response is None:
-        return None
-    # A DRF answer, or the handler's own JSON (an unreachable database).
-    detail = response.data if isinstance(response, Response) else json.loads(response.content)
+    if response is None or not isinstance(response, Response):
+        return response  # None, or the handler's own JSON, already in the path's envelope
     headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
-    return Response(error_body(messages_of(detail)), status=response.status_code, headers=headers)
+    body = brapi_error_body(messages_of(response.data))
+    return Response(body, status=response.status_code, headers=headers)
 
 
 @csrf_exempt
 def not_found(request, *args, **kwargs):
     """Any other path under /brapi/: a BrAPI 404, whatever the method."""
-    return JsonResponse(error_body(["No such BrAPI call: see /brapi/v2/serverinfo."]), status=404)
-
-
-def page_params(source) -> tuple[int, int]:
-    """`page` (from 0) and `pageSize` (1 to `PAGE_SIZE_MAX`) from a query or a search body."""
-    page = whole_number(source, "page", default=0, least=0)
-    size = whole_number(source, "pageSize", default=PAGE_SIZE_DEFAULT, least=1)
-    if size > PAGE_SIZE_MAX:
-        raise BadParameter(f"pageSize must be at most {PAGE_SIZE_MAX}.")
-    return page, size
-
-
-def whole_number(source, name: str, *, default: int, least: int) -> int:
-    value = source.get(name)
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        value = None
-    elif isinstance(value, str) and value.isascii() and value.lstrip("-").isdecimal():
-        value = int(value)
-    if not isinstance(value, int) or value < least:
-        raise BadParameter(f"{name} must be a whole number from {least}.")
-    return value
-
-
-def flag(request, name: str, *, default: bool) -> bool:
-    value = request.query_params.get(name)
-    if value is None or value == "":
-        return default
-    if value.lower() not in BOOLEANS:
-        raise BadParameter(f"{name} must be true or false.")
-    return BOOLEANS[value.lower()]
-
-
-def query_filters(request, names) -> dict[str, list[str]]:
-    """The filters a GET gives (a parameter may be repeated); empty values are none."""
-    found = {}
-    for name in names:
-        values = [value for value in request.query_params.getlist(name) if value != ""]
-        if values:
-            found[name] = values
-    return found
-
-
-# The last offset a database's integers hold (a bigint OFFSET): no page starts further on.
-OFFSET_MAX = 2**63 - 1
+    message = "No such BrAPI call: see /brapi/v2/serverinfo."
+    return JsonResponse(brapi_error_body([message]), status=404)
 
 
 def paged(rows, page: int, size: int) -> tuple[list, dict]:
     """A page of a list or a queryset, and its BrAPI pagination. A page past the last is empty.
 
     A queryset is counted by `ScalablePaginator` (exact up to its limit, PostgreSQL's estimate
-    above) and its page read in one more query (`page_rows`); past an exact count, not at all.
+    above) and its page read in one more query (`page_rows`); a page starting past the count
+    (the estimate above 10,000 matches) is not looked for: no OFFSET walks that far.
     """
     offset = page * size
     if isinstance(rows, list):
@@ -183,8 +122,7 @@ def paged(rows, page: int, size: int) -> tuple[list, dict]:
     else:
         paginator = ScalablePaginator(rows, size)
         total = paginator.count
-        beyond = offset > OFFSET_MAX - size or (offset >= total and not paginator.count_is_estimate)
-        items = [] if beyond else page_rows(rows, offset, size)
+        items = [] if offset >= total else page_rows(rows, offset, size)
     pagination = {
         "currentPage": page,
         "pageSize": size,
@@ -202,9 +140,30 @@ def page_rows(rows, offset: int, size: int) -> list:
     return list(rows.filter(pk__in=rows.values("pk")[offset : offset + size]))
 
 
+class BearerTokenAuthentication(TokenAuthentication):
+    """The API's token, as BrAPI clients send it (`Bearer <key>`, or `Token <key>`); the only
+    authentication of BrAPI's public reads, so a browser's session (and its CSRF check) plays no
+    part. A Bearer header without a key (`Bearer`, `Bearer null`, `Bearer undefined`, what
+    clients send before they have one) reads anonymously; a bad key is a 401 that asks for the
+    scheme the client used (`WWW-Authenticate: Bearer`, RFC 6750, or `Token`)."""
+
+    NO_KEYS = ([], [b"null"], [b"undefined"])
+
+    def authenticate(self, request):
+        parts = get_authorization_header(request).split()
+        if parts and parts[0].lower() == b"bearer" and parts[1:] in self.NO_KEYS:
+            return None
+        return super().authenticate(request)
+
+    def authenticate_header(self, request):
+        sent = get_authorization_header(request).split()[:1]
+        return "Bearer" if sent and sent[0].lower() == b"bearer" else "Token"
+
+
 class BrapiView(APIView):
     """What every BrAPI call shares: public reads, JSON, BrAPI's envelope and errors."""
 
+    authentication_classes = [BearerTokenAuthentication]
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
     schema = None  # BrAPI's own OpenAPI document describes these calls
@@ -287,12 +246,31 @@ class CommonCropNamesView(BrapiView):
         return self.listed(sorted(Fruit.objects.types_in_use()), str)
 
 
+def germplasm_rows(rows, filters: dict[str, list[str]], page_url):
+    """The germplasm (or pedigree nodes) the filters find: the list's (`reads`), a PUI as its
+    fruit's id, `parentDbId` the fruits with that parent and `progenyDbId` those with that
+    progeny (any kind of parentage); none for a filter on data the catalog has not."""
+    if NO_DATA in filters:
+        return rows.none()
+    rows = reads.filter_germplasm(rows, with_puis(filters, page_url))
+    for name, (found, given) in RELATED.items():
+        if name in filters:
+            linked = FruitRelation.objects.filter(
+                kind__in=ANCESTRY, **{f"{given}__in": reads.ids(filters[name])}
+            )
+            rows = rows.filter(pk__in=linked.values(found))
+    return rows
+
+
+# A relation filter: the relation's side a match is, and the side the filter's ids are.
+RELATED = {"parentDbId": ("fruit_id", "other_id"), "progenyDbId": ("other_id", "fruit_id")}
+
+
 class GermplasmListView(BrapiView):
     def get(self, request):
-        fruits = reads.filter_germplasm(
-            reads.germplasm(), query_filters(request, GERMPLASM_FILTERS)
-        )
         page_url = self.page_url()
+        filters = query_filters(request, GERMPLASM_FILTERS + GERMPLASM_RELATIONS, GERMPLASM_NO_DATA)
+        fruits = germplasm_rows(reads.germplasm(), filters, page_url)
         return self.listed(fruits, lambda fruit: mapping.germplasm(fruit, page_url=page_url))
 
 
@@ -302,18 +280,9 @@ class GermplasmSearchView(BrapiView):
 
     def post(self, request):
         body = request.data
-        if not isinstance(body, dict):
-            raise BadParameter("The search request must be a JSON object.")
-        filters = {}
-        for field, name in SEARCH_FILTERS.items():
-            values = body.get(field)
-            if values is None:
-                continue
-            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-                raise BadParameter(f"{field} must be an array of strings.")
-            filters[name] = values
-        fruits = reads.filter_germplasm(reads.germplasm(), filters)
+        filters = search_filters(body)
         page_url = self.page_url()
+        fruits = germplasm_rows(reads.germplasm(), filters, page_url)
         return self.listed(
             fruits, lambda fruit: mapping.germplasm(fruit, page_url=page_url), source=body
         )
@@ -340,10 +309,9 @@ class PedigreeView(BrapiView):
     def get(self, request):
         parents = flag(request, "includeParents", default=True)
         progeny = flag(request, "includeProgeny", default=True)
-        fruits = reads.filter_germplasm(
-            reads.pedigree(progeny=progeny), query_filters(request, GERMPLASM_FILTERS)
-        )
         page_url = self.page_url()
+        filters = query_filters(request, GERMPLASM_FILTERS, PEDIGREE_NO_DATA)
+        fruits = germplasm_rows(reads.pedigree(progeny=progeny), filters, page_url)
         return self.listed(
             fruits,
             lambda fruit: mapping.pedigree_node(
@@ -354,8 +322,36 @@ class PedigreeView(BrapiView):
 
 class AttributeListView(BrapiView):
     def get(self, request):
-        found = reads.attributes(query_filters(request, ATTRIBUTE_FILTERS))
+        filters = query_filters(request, ATTRIBUTE_FILTERS, ATTRIBUTE_NO_DATA)
+        if NO_DATA in filters:
+            return self.listed([], mapping.attribute)
+        found = reads.attributes(filters).filter(attribute_names(filters))
         return self.listed(found, mapping.attribute)
+
+
+# `mapping.attribute`'s method name for a characteristic without a reference.
+UNREFERENCED_METHOD = "Described"
+
+
+def attribute_names(filters: dict[str, list[str]]) -> Q:
+    """The attributes whose trait, method or scale has one of the names asked for, as
+    `mapping.attribute` names them: the trait the characteristic's name, the method its
+    reference (else `Described`), the scale "name (ordinal|nominal)"."""
+    condition = Q()
+    if "traitName" in filters:
+        condition &= Q(name__in=filters["traitName"])
+    if "methodName" in filters:
+        names = filters["methodName"]
+        condition &= Q(reference__in=names) | (
+            Q(reference="") if UNREFERENCED_METHOD in names else reads.NOTHING
+        )
+    if "scaleName" in filters:
+        scales = reads.NOTHING
+        for text in filters["scaleName"]:
+            name, _, scale = text.removesuffix(")").rpartition(" (")
+            scales |= Q(name=name, scale=scale) if name and text.endswith(")") else reads.NOTHING
+        condition &= scales
+    return condition
 
 
 class AttributeDetailView(BrapiView):
@@ -366,14 +362,17 @@ class AttributeDetailView(BrapiView):
 
 class AttributeValueListView(BrapiView):
     def get(self, request):
-        found = reads.attribute_values(query_filters(request, ATTRIBUTE_VALUE_FILTERS))
+        filters = query_filters(request, ATTRIBUTE_VALUE_FILTERS, ATTRIBUTE_VALUE_NO_DATA)
+        found = reads.attribute_values(filters)
+        found = found.none() if NO_DATA in filters else found
         absolute = request.build_absolute_uri
         return self.listed(found, lambda link: mapping.attribute_value(link, absolute=absolute))
 
 
 class ImageListView(BrapiView):
     def get(self, request):
-        found = reads.images(query_filters(request, IMAGE_FILTERS))
+        filters = query_filters(request, IMAGE_FILTERS, IMAGE_NO_DATA)
+        found = reads.images(filters).none() if NO_DATA in filters else reads.images(filters)
         absolute = request.build_absolute_uri
         return self.listed(found, lambda row: mapping.image(row, absolute=absolute))
 

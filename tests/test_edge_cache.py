@@ -342,6 +342,22 @@ def test_nginx_errors_on_the_byte_paths_are_the_apis_json(start_edge):
     assert answer.json()["detail"]
 
 
+def test_nginx_errors_on_brapi_are_in_brapis_envelope(start_edge):
+    edge = start_edge(upstream=free_port())  # nothing listens there
+
+    answers = [
+        edge.get("/brapi/v2/germplasm", Origin="https://viewer.example"),
+        edge.request("POST", "/brapi/v2/search/germplasm", b"x" * 5_400_000),
+    ]
+
+    assert [answer.status for answer in answers] == [502, 413]
+    for answer in answers:
+        assert answer.headers["Content-Type"] == "application/json"
+        assert answer.headers["Access-Control-Allow-Origin"] == "*"
+        (status,) = answer.json()["metadata"]["status"]
+        assert status["messageType"] == "ERROR" and status["message"]
+
+
 @pytest.fixture
 def german_named_fruit():
     fruit = FruitFactory(name="Belle de Boskoop")

@@ -99,3 +99,13 @@ def test_a_null_character_keeps_its_own_answers(anon_client):
 @pytest.fixture
 def fruit(fruit_factory):
     return fruit_factory()
+
+
+@pytest.mark.parametrize(
+    "raw", [b'{"name": "Jona\\u0000gold"}', b'{"name": "\\ud800"}', b'{"\\udfff": "x"}']
+)
+def test_json_strings_no_database_stores_are_a_400(curator_client, raw):
+    response = curator_client.post("/api/v1/fruits", raw, content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("JSON parse error")

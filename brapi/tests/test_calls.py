@@ -473,7 +473,7 @@ def test_a_bearer_token_authenticates_and_a_bad_one_is_a_401(anon_client, curato
     assert response.status_code == 200
     response = anon_client.get(f"{BASE}/germplasm", HTTP_AUTHORIZATION="Bearer wrong")
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == "Bearer"
     assert conforms(response, "/germplasm")["metadata"]["status"][0]["message"] == "Invalid token."
 
 

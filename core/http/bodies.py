@@ -21,7 +21,7 @@ from django.core.handlers.wsgi import LimitedStream
 from django.views.defaults import bad_request
 from rest_framework.exceptions import ParseError
 
-from core.rest.exceptions import UploadTooLarge, error_response
+from core.rest.exceptions import UploadTooLarge, error_response, is_json_path
 
 ADMIN_UPLOADS_PER_REQUEST = 4
 
@@ -39,10 +39,8 @@ def body_limit(view_func) -> int:
 
 
 def wants_a_page(request) -> bool:
-    """Whether an error should be an HTML page: a browser navigating outside the API."""
-    return not request.path_info.startswith("/api/") and "text/html" in request.headers.get(
-        "Accept", ""
-    )
+    """Whether an error should be an HTML page: a browser navigating outside the APIs."""
+    return not is_json_path(request) and "text/html" in request.headers.get("Accept", "")
 
 
 class RequestGuardMiddleware:
@@ -61,7 +59,7 @@ class RequestGuardMiddleware:
         ):
             if wants_a_page(request):  # a browser's navigation: Django's 400 page (400.html)
                 return bad_request(request, SuspiciousOperation("A null character in the query."))
-            return error_response(ParseError("Null characters are not allowed."))
+            return error_response(ParseError("Null characters are not allowed."), request)
         meta = request.META
         limit = body_limit(view_func)
         declared = meta.get("CONTENT_LENGTH")
@@ -69,8 +67,8 @@ class RequestGuardMiddleware:
             try:
                 length = int(declared)
             except ValueError:
-                return error_response(ParseError("Invalid Content-Length header."))
-            return error_response(UploadTooLarge(limit)) if length > limit else None
+                return error_response(ParseError("Invalid Content-Length header."), request)
+            return error_response(UploadTooLarge(limit), request) if length > limit else None
         if (
             meta.get("wsgi.input_terminated")
             and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
@@ -78,9 +76,9 @@ class RequestGuardMiddleware:
             try:
                 body = meta["wsgi.input"].read(limit + 1)
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
-                return error_response(ParseError("Malformed chunked request body."))
+                return error_response(ParseError("Malformed chunked request body."), request)
             if len(body) > limit:
-                return error_response(UploadTooLarge(limit))
+                return error_response(UploadTooLarge(limit), request)
             meta["CONTENT_LENGTH"] = str(len(body))
             request._stream = LimitedStream(io.BytesIO(body), len(body))
         return None

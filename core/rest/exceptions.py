@@ -8,6 +8,7 @@ database (503) and a transaction the database rolled back to resolve a deadlock 
 """
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.exceptions import (
@@ -35,6 +36,8 @@ except ImportError:  # pragma: no cover
 
 logger = logging.getLogger("fruitcatalog.database")
 
+# BrAPI's calls (`brapi`) and its 404s: their errors are in BrAPI's envelope.
+BRAPI_PATH = re.compile(r"/brapi(/|$)")
 # How long a client should wait before retrying while the database is unreachable.
 RETRY_AFTER_SECONDS = 5
 # SQLSTATE classes of a transaction the database rolled back to resolve a race (serialization
@@ -114,15 +117,16 @@ def log_unavailable(error: Exception, path: str) -> None:
     logger.warning("%s unavailable for %s: %s", what, path, first_line)
 
 
-def database_error_response(error: Exception, path: str) -> JsonResponse:
-    """The API's 503 of an unreachable database or cache, logged in one line."""
+def database_error_response(error: Exception, path: str, *, request=None) -> JsonResponse:
+    """The API's 503 of an unreachable database or cache, logged in one line; in BrAPI's
+    envelope for a request under /brapi/ (`error_body`)."""
     log_unavailable(error, path)
     detail = (
         "The service's cache is unavailable; try again shortly."
         if isinstance(error, CACHE_ERRORS)
         else DatabaseUnavailable.default_detail
     )
-    response = JsonResponse({"detail": detail}, status=503)
+    response = JsonResponse(error_body(detail, request), status=503)
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
@@ -135,7 +139,8 @@ def exception_handler(exc, context):
     """
     if is_unavailable(exc):
         request = context.get("request")
-        return database_error_response(exc, request.path if request is not None else "")
+        path = request.path if request is not None else ""
+        return database_error_response(exc, path, request=request)
     if is_lost_race(exc):
         exc = ConcurrentChange()
     elif isinstance(exc, DjangoValidationError):
@@ -181,9 +186,45 @@ def unsupported_media_type(exc, view) -> exceptions.UnsupportedMediaType:
     )
 
 
-def error_response(error: exceptions.APIException) -> JsonResponse:
-    """A DRF error as DRF would answer it, for answers made outside DRF's views."""
-    return JsonResponse({"detail": error.detail}, status=error.status_code)
+def is_brapi(request) -> bool:
+    """Whether the request is to BrAPI's calls (/brapi/), which answer errors in BrAPI's
+    envelope rather than DRF's `{"detail": ...}`."""
+    return request is not None and BRAPI_PATH.match(request.path_info) is not None
+
+
+def is_json_path(request) -> bool:
+    """Whether errors outside the views answer JSON (the API and BrAPI) rather than pages."""
+    return request.path_info.startswith("/api/") or is_brapi(request)
+
+
+def messages_of(detail) -> list[str]:
+    """The texts of a DRF error body (`{"detail": ...}`, a field's list, a list)."""
+    if isinstance(detail, dict):
+        if set(detail) == {"detail"}:
+            return messages_of(detail["detail"])
+        return [
+            f"{field}: {text}" for field, value in detail.items() for text in messages_of(value)
+        ]
+    if isinstance(detail, list):
+        return [text for item in detail for text in messages_of(item)]
+    return [str(detail)]
+
+
+def brapi_error_body(messages: list[str]) -> dict:
+    """BrAPI's answer to a request it refuses: the messages as `ERROR`s in `metadata.status`."""
+    status = [{"message": message, "messageType": "ERROR"} for message in messages]
+    return {"metadata": {"datafiles": [], "status": status}}
+
+
+def error_body(detail, request=None) -> dict:
+    """An error's body: DRF's `{"detail": ...}`, or BrAPI's envelope under /brapi/."""
+    return brapi_error_body(messages_of(detail)) if is_brapi(request) else {"detail": detail}
+
+
+def error_response(error: exceptions.APIException, request=None) -> JsonResponse:
+    """A DRF error as DRF would answer it (BrAPI's envelope under /brapi/), for answers made
+    outside DRF's views."""
+    return JsonResponse(error_body(error.detail, request), status=error.status_code)
 
 
 @csrf_exempt

@@ -1,5 +1,5 @@
-"""What fails outside DRF's views, answered in the path's language: JSON under /api/, the site's
-pages elsewhere.
+"""What fails outside DRF's views, answered in the path's language: JSON under /api/ (BrAPI's
+envelope under /brapi/), the site's pages elsewhere.
 
 A database or cache that cannot be reached is a 503. DRF's exception handler answers the API's
 views (JSON). This covers everything else: the public site and the admin get an HTML 503 page in
@@ -23,6 +23,7 @@ from core.rest.exceptions import (
     RETRY_AFTER_SECONDS,
     database_error_response,
     error_response,
+    is_json_path,
     is_unavailable,
     log_unavailable,
     refusal,
@@ -51,8 +52,8 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request, exception):
         if not is_unavailable(exception):
             return None
-        if request.path_info.startswith("/api/"):
-            return database_error_response(exception, request.path)
+        if is_json_path(request):
+            return database_error_response(exception, request.path, request=request)
         return unavailable_page(request, exception)
 
 
@@ -60,11 +61,11 @@ def server_error(request):
     """Django's 500 handler: a 503 when the database or cache is what failed, else the 500."""
     error = sys.exc_info()[1]
     if error is not None and is_unavailable(error):
-        if request.path_info.startswith("/api/"):
-            return database_error_response(error, request.path)
+        if is_json_path(request):
+            return database_error_response(error, request.path, request=request)
         return unavailable_page(request, error)
-    if request.path_info.startswith("/api/"):
-        return error_response(APIException())  # {"detail": "A server error occurred."}
+    if is_json_path(request):
+        return error_response(APIException(), request)  # "A server error occurred."
     return defaults.server_error(request)
 
 
@@ -73,6 +74,6 @@ def bad_request(request, exception):
     host it does not serve, a body over its limit): DRF's JSON under /api/, the site's 400 page
     elsewhere, each saying what was wrong (a body over the limit is a 413 in both)."""
     error = refusal(exception)
-    if request.path_info.startswith("/api/"):
-        return error_response(error)
+    if is_json_path(request):
+        return error_response(error, request)
     return render_page(request, "400.html", {"message": error.detail}, status=error.status_code)

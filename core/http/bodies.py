@@ -18,6 +18,7 @@ import io
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.wsgi import LimitedStream
+from django.utils.translation import gettext as _
 from django.views.defaults import bad_request
 from rest_framework.exceptions import ParseError
 
@@ -61,7 +62,7 @@ class RequestGuardMiddleware:
         ):
             if wants_a_page(request):  # a browser's navigation: Django's 400 page (400.html)
                 return bad_request(request, SuspiciousOperation("A null character in the query."))
-            return error_response(ParseError("Null characters are not allowed."))
+            return error_response(ParseError(_("Null characters are not allowed.")))
         meta = request.META
         limit = body_limit(view_func)
         declared = meta.get("CONTENT_LENGTH")
@@ -69,7 +70,7 @@ class RequestGuardMiddleware:
             try:
                 length = int(declared)
             except ValueError:
-                return error_response(ParseError("Invalid Content-Length header."))
+                return error_response(ParseError(_("Invalid Content-Length header.")))
             return error_response(UploadTooLarge(limit)) if length > limit else None
         if (
             meta.get("wsgi.input_terminated")
@@ -78,7 +79,7 @@ class RequestGuardMiddleware:
             try:
                 body = meta["wsgi.input"].read(limit + 1)
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
-                return error_response(ParseError("Malformed chunked request body."))
+                return error_response(ParseError(_("Malformed chunked request body.")))
             if len(body) > limit:
                 return error_response(UploadTooLarge(limit))
             meta["CONTENT_LENGTH"] = str(len(body))

@@ -1,5 +1,6 @@
 """The API's JSON parser, which never turns bad input into a 500."""
 
+from django.utils.translation import gettext as _
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -11,4 +12,4 @@ class SafeJSONParser(parsers.JSONParser):
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError("JSON parse error - nesting too deep.") from None
+            raise ParseError(_("JSON parse error - nesting too deep.")) from None

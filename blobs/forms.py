@@ -4,6 +4,8 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from blobs.rights import DETAIL_FIELDS, ImageRole, validate_attribution
 from blobs.uploads import apply_image_upload
@@ -24,7 +26,9 @@ def read_upload(upload) -> bytes:
 def upload_help_text() -> str:
     """What an image upload accepts, with the configured limit."""
     limit = filesizeformat(settings.FRUITCATALOG_MAX_UPLOAD_BYTES)
-    return f"JPEG, PNG, GIF or WebP, at most {limit}. The type is detected from the bytes."
+    return _("JPEG, PNG, GIF or WebP, at most %(limit)s. The type is detected from the bytes.") % {
+        "limit": limit
+    }
 
 
 class ImageUploadForm(forms.ModelForm):
@@ -37,7 +41,7 @@ class ImageUploadForm(forms.ModelForm):
     """
 
     upload = forms.FileField(
-        label="Image file",
+        label=gettext_lazy("Image file"),
         required=False,
         widget=forms.FileInput(attrs={"accept": IMAGE_ACCEPT}),
     )
@@ -68,7 +72,7 @@ class ImageUploadForm(forms.ModelForm):
         upload = cleaned.get("upload")
         if not upload:
             if self.instance.pk is None and "upload" not in self.errors:
-                self.add_error("upload", "No file was submitted.")
+                self.add_error("upload", _("No file was submitted."))
             return cleaned
         try:
             apply_image_upload(self.instance, read_upload(upload))
@@ -77,7 +81,10 @@ class ImageUploadForm(forms.ModelForm):
             return cleaned
         duplicate = self.instance.duplicate_id()
         if duplicate is not None:
-            self.add_error("upload", f"This image is already stored as image {duplicate}.")
+            self.add_error(
+                "upload",
+                _("This image is already stored as image %(id)s.") % {"id": duplicate},
+            )
         return cleaned
 
     def check_attribution(self, cleaned: dict) -> None:

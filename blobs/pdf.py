@@ -34,6 +34,8 @@ import sys
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from pypdf.errors import DependencyError
 
 from blobs.content_types import PDF, detect_content_type
@@ -58,16 +60,29 @@ MAX_SECONDS = 45
 
 def _refusal(reason: str) -> str:
     """The message for the worker's reason for refusing a PDF."""
-    return {
-        "password": "The PDF is password-protected.",
-        "unsupported": "The PDF uses an encryption or compression method that cannot be read.",
-        "pages": f"The PDF has more than {MAX_PAGES:,} pages.",
-        "objects": f"The PDF has more than {MAX_OBJECTS:,} objects.",
-        "array": f"The PDF has an array of over {MAX_ENTRIES:,} items.",
-        "dictionary": f"The PDF has a dictionary of over {MAX_ENTRIES:,} entries.",
-        "stream": f"The PDF has a stream larger than {MAX_STREAM_BYTES:,} bytes once decompressed.",
-        "memory": f"The PDF takes more than {MAX_MEMORY_BYTES // 10**6:,} MB of memory to check.",
+    message, limit = {
+        "password": (gettext_noop("The PDF is password-protected."), None),
+        "unsupported": (
+            gettext_noop("The PDF uses an encryption or compression method that cannot be read."),
+            None,
+        ),
+        "pages": (gettext_noop("The PDF has more than %(max)s pages."), MAX_PAGES),
+        "objects": (gettext_noop("The PDF has more than %(max)s objects."), MAX_OBJECTS),
+        "array": (gettext_noop("The PDF has an array of over %(max)s items."), MAX_ENTRIES),
+        "dictionary": (
+            gettext_noop("The PDF has a dictionary of over %(max)s entries."),
+            MAX_ENTRIES,
+        ),
+        "stream": (
+            gettext_noop("The PDF has a stream larger than %(max)s bytes once decompressed."),
+            MAX_STREAM_BYTES,
+        ),
+        "memory": (
+            gettext_noop("The PDF takes more than %(max)s MB of memory to check."),
+            MAX_MEMORY_BYTES // 10**6,
+        ),
     }[reason]
+    return _(message) if limit is None else _(message) % {"max": f"{limit:,}"}
 
 
 # What the worker inherits of the environment: enough to find this interpreter's packages.
@@ -75,6 +90,10 @@ WORKER_ENVIRONMENT = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
 
 # `python -m blobs.pdf_worker`, run from the directory that holds the `blobs` package.
 _PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+def too_slow(seconds: int) -> str:
+    return _("The PDF takes more than %(seconds)s seconds to check.") % {"seconds": seconds}
 
 
 def _parse_in_worker(data: bytes) -> dict:
@@ -99,9 +118,9 @@ def _parse_in_worker(data: bytes) -> dict:
             check=False,
         )
     except subprocess.TimeoutExpired:  # the worker has been killed
-        raise ValidationError(f"The PDF takes more than {MAX_SECONDS} seconds to check.") from None
+        raise ValidationError(too_slow(MAX_SECONDS)) from None
     if finished.returncode == -signal.SIGPROF:
-        raise ValidationError(f"The PDF takes more than {MAX_CPU_SECONDS} seconds to check.")
+        raise ValidationError(too_slow(MAX_CPU_SECONDS))
     if finished.returncode:
         error = finished.stderr.decode(errors="replace")[-2_000:]
         raise RuntimeError(f"The PDF check failed (exit status {finished.returncode}): {error}")
@@ -112,7 +131,7 @@ def validate_pdf_bytes(data: bytes) -> int:
     """Accept a PDF a viewer would open, within the limits; return the pages found."""
     validate_upload_size(data)
     if detect_content_type(data) != PDF:
-        raise ValidationError("The file is not a PDF.")
+        raise ValidationError(_("The file is not a PDF."))
     outcome = _parse_in_worker(data)
     # The check waited on no database: the write after it gets the request's whole deadline.
     renew_for_next_step()
@@ -122,7 +141,7 @@ def validate_pdf_bytes(data: bytes) -> int:
         raise ValidationError(_refusal(outcome["refused"]))
     pages = outcome["pages"]
     if pages is None:
-        raise ValidationError("The PDF is corrupt or truncated.")
+        raise ValidationError(_("The PDF is corrupt or truncated."))
     if pages < 1:
-        raise ValidationError("The PDF has no pages.")
+        raise ValidationError(_("The PDF has no pages."))
     return pages

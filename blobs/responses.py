@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.http import HttpResponse, JsonResponse, QueryDict
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
+from django.utils.translation import gettext as _
 
 VERSION_PARAMETER = "v"
 # 64 bits of the hash: a collision between two versions of one URL is out of reach, and the URL
@@ -88,7 +89,7 @@ def blob_response(request, blob: Blob) -> HttpResponse | None:
     if conditional.status_code == 412:
         if "HTTP_IF_MATCH" in request.META:
             return JsonResponse(
-                {"detail": "Precondition failed: If-Match names other bytes."},
+                {"detail": _("Precondition failed: If-Match names other bytes.")},
                 status=412,
                 headers=validators,
             )

@@ -7,6 +7,7 @@ turn it into their own error shapes (one rule, one place).
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import ValidationError
 
 from blobs import imaging
@@ -21,11 +22,11 @@ def uploaded_bytes(request, field: str) -> bytes:
     data = request.data
     if isinstance(data, bytes):
         if not data:
-            raise ValidationError({field: ["The submitted file is empty."]})
+            raise ValidationError({field: [_("The submitted file is empty.")]})
         return data
     upload = request.FILES.get(field)
     if upload is None:
-        raise ValidationError({field: ["No file was submitted."]})
+        raise ValidationError({field: [_("No file was submitted.")]})
     return upload.read()
 
 
@@ -42,9 +43,11 @@ def validate_upload_size(data: bytes) -> None:
     """
     limit = settings.FRUITCATALOG_MAX_UPLOAD_BYTES
     if len(data) > limit:
-        raise DjangoValidationError(f"The file is larger than the limit of {limit} bytes.")
+        raise DjangoValidationError(
+            _("The file is larger than the limit of %(limit)s bytes.") % {"limit": limit}
+        )
     if not data:
-        raise DjangoValidationError("The submitted file is empty.")
+        raise DjangoValidationError(_("The submitted file is empty."))
 
 
 def check_image_bytes(data: bytes) -> tuple[imaging.ImageInfo, imaging.Thumbnail]:
@@ -59,7 +62,12 @@ def check_image_bytes(data: bytes) -> tuple[imaging.ImageInfo, imaging.Thumbnail
     try:
         return imaging.inspect_and_thumbnail_sized(data, max_pixels=max_pixels)
     except imaging.ImageError as error:
-        raise DjangoValidationError(str(error)) from None
+        raise image_refused(error) from None
+
+
+def image_refused(error: imaging.ImageError) -> DjangoValidationError:
+    """Unfit bytes as a validation error, in the active language."""
+    return DjangoValidationError(error.translated(_))
 
 
 def apply_image_upload(image, data: bytes) -> None:
@@ -73,7 +81,7 @@ def apply_image_upload(image, data: bytes) -> None:
     try:
         image.store(data)
     except imaging.ImageError as error:
-        raise DjangoValidationError(str(error)) from None
+        raise image_refused(error) from None
 
 
 def store_image_unless_duplicate(image) -> int | None:

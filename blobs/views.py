@@ -9,6 +9,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -24,7 +25,7 @@ from blobs.reads import ByteRead
 from blobs.rights import validate_attribution
 from blobs.serializers import ImageDetailsSerializer
 from blobs.signals import image_deleted
-from blobs.uploads import as_field_error, validate_upload_size
+from blobs.uploads import as_field_error, image_refused, validate_upload_size
 from core.db.locks import lock_row
 from core.rest.exceptions import Conflict
 from core.rest.permissions import IsStaffOrReadOnly, ParentChangePermission
@@ -79,7 +80,8 @@ class DuplicateImage(Conflict):
         super().__init__()
         self.detail = {
             "detail": ErrorDetail(
-                f"This image is already stored as image {image_id}.", code="duplicate_image"
+                gettext("This image is already stored as image %(id)s.") % {"id": image_id},
+                code="duplicate_image",
             ),
             "image_id": image_id,
         }
@@ -102,7 +104,7 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
         validate_upload_size(data)
         info = imaging.inspect_image(data, max_pixels=max_pixels)
     except imaging.ImageError as error:
-        raise as_field_error(field, DjangoValidationError(str(error))) from None
+        raise as_field_error(field, image_refused(error)) from None
     except DjangoValidationError as error:
         raise as_field_error(field, error) from None
     pending = THUMBNAILER.submit(imaging.inspect_and_thumbnail_sized, data, max_pixels=max_pixels)
@@ -121,7 +123,7 @@ def save_uploaded_image(image, data: bytes, field: str = "image") -> None:
             image.store_thumbnail(thumbnail)
             image.save(update_fields=["thumbnail_data"])
     except imaging.ImageError as error:
-        raise as_field_error(field, DjangoValidationError(str(error))) from None
+        raise as_field_error(field, image_refused(error)) from None
     finally:
         pending.cancel()  # not started yet (the parent was gone): never started
 

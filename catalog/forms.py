@@ -3,6 +3,8 @@
 from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.formsets import DELETION_FIELD_NAME
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload
 from blobs.uploads import (
@@ -19,9 +21,9 @@ class ImportForm(forms.Form):
     """The admin's import page: a spreadsheet, read up to the upload limit."""
 
     file = forms.FileField(
-        label="Spreadsheet",
+        label=gettext_lazy("Spreadsheet"),
         widget=forms.FileInput(attrs={"accept": ".csv,.xlsx,text/csv"}),
-        help_text="CSV (UTF-8, comma or semicolon) or XLSX.",
+        help_text=gettext_lazy("CSV (UTF-8, comma or semicolon) or XLSX."),
     )
 
     def clean_file(self):
@@ -54,9 +56,9 @@ class FruitAdminForm(forms.ModelForm):
     next free one"."""
 
     more_images = MultipleImagesField(
-        label="Add images",
+        label=gettext_lazy("Add images"),
         required=False,
-        help_text="Several files at once; each passes the checks of an upload.",
+        help_text=gettext_lazy("Several files at once; each passes the checks of an upload."),
     )
 
     class Meta:
@@ -100,7 +102,7 @@ class FruitAdminForm(forms.ModelForm):
         if number is not None:
             return number
         if self.instance.pk and self.instance.catalog_number is not None:
-            raise ValidationError("A catalog number cannot be set back to null.")
+            raise ValidationError(_("A catalog number cannot be set back to null."))
         try:
             next_catalog_number()  # the admin's save assigns it; here only its refusal matters
         except ValidationError as error:
@@ -223,9 +225,11 @@ class FruitImageInlineForm(ImageUploadForm):
     """
 
     card_image = forms.BooleanField(
-        label="Card image",
+        label=gettext_lazy("Card image"),
         required=False,
-        help_text="The image on the fruit's card; with none ticked, the oldest image.",
+        help_text=gettext_lazy(
+            "The image on the fruit's card; with none ticked, the oldest image."
+        ),
     )
 
     class Meta(ImageUploadForm.Meta):
@@ -244,7 +248,7 @@ class FruitImageFormSet(forms.BaseInlineFormSet):
         if any(self.errors):
             return
         if len(self._ticked()) > 1:
-            raise ValidationError("Tick one card image at most.")
+            raise ValidationError(_("Tick one card image at most."))
 
     def chosen_card_image_id(self) -> int | None:
         """The id of the ticked image once the formset is saved; None when none is ticked."""

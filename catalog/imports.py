@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from catalog.columns import ColumnError, ColumnImport, owner, readings
 from catalog.exports import from_text_cell
@@ -177,10 +178,11 @@ class ImportReport:
 
     def summary(self) -> str:
         """The counts as "3 new, 1 changed, 20 unchanged": what the admin and the command say."""
-        return (
-            f"{self.count('new')} new, {self.count('changed')} changed, "
-            f"{self.count('unchanged')} unchanged"
-        )
+        return gettext("%(new)s new, %(changed)s changed, %(unchanged)s unchanged") % {
+            "new": self.count("new"),
+            "changed": self.count("changed"),
+            "unchanged": self.count("unchanged"),
+        }
 
     def as_dict(self) -> dict:
         """The answer of the API."""
@@ -216,12 +218,15 @@ def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise ImportFileError(
-            f"The file is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line}); save "
-            "it as CSV UTF-8 or as XLSX.",
+            gettext(
+                "The file is not UTF-8 text (byte 0x%(byte)s on line %(line)s); save it as CSV "
+                "UTF-8 or as XLSX."
+            )
+            % {"byte": f"{data[error.start]:02x}", "line": line},
             row=line,
         ) from None
     if b"\x00" in data:
-        raise ImportFileError("The file holds NUL characters: it is not a CSV file.")
+        raise ImportFileError(gettext("The file holds NUL characters: it is not a CSV file."))
     end = data.find(b"\n")
     first_line = data[:end] if end >= 0 else data
     delimiter = ";" if first_line.count(b";") > first_line.count(b",") else ","
@@ -232,9 +237,13 @@ def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
     try:
         header = next(reader, None)
     except csv.Error as error:
-        raise ImportFileError(f"The header row cannot be read: {error}.") from None
+        raise ImportFileError(
+            gettext("The header row cannot be read: %(error)s.") % {"error": error}
+        ) from None
     if not header or not any(cell.strip() for cell in header):
-        raise ImportFileError("The file has no header row (catalog_number, name, type, …).")
+        raise ImportFileError(
+            gettext("The file has no header row (catalog_number, name, type, …).")
+        )
     header = [cell.strip() for cell in header]
 
     def rows():
@@ -245,13 +254,16 @@ def _read_csv(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
                     continue  # an empty line, as spreadsheets leave at the end
                 if len(values) > len(header):
                     raise ImportFileError(
-                        f"Row {number} has {len(values)} cells, the header {len(header)}.",
+                        gettext("Row %(row)s has %(cells)s cells, the header %(header)s.")
+                        % {"row": number, "cells": len(values), "header": len(header)},
                         row=number,
                     )
                 yield number, dict(zip(header, values, strict=False))
         except csv.Error as error:
             raise ImportFileError(
-                f"Row {reader.line_num} cannot be read: {error}.", row=reader.line_num
+                gettext("Row %(row)s cannot be read: %(error)s.")
+                % {"row": reader.line_num, "error": error},
+                row=reader.line_num,
             ) from None
 
     return header, rows()
@@ -264,11 +276,14 @@ def _read_xlsx(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError, ValueError) as error:
-        raise ImportFileError(f"The file is not a readable XLSX workbook ({error}).") from None
+        raise ImportFileError(unreadable_workbook(error)) from None
     if unpacked > XLSX_UNPACKED_MAX:
         raise ImportFileError(
-            f"The workbook unpacks to {unpacked} bytes, more than {XLSX_UNPACKED_MAX}: save it "
-            "as CSV, or split it."
+            gettext(
+                "The workbook unpacks to %(bytes)s bytes, more than %(max)s: save it as CSV, or "
+                "split it."
+            )
+            % {"bytes": unpacked, "max": XLSX_UNPACKED_MAX}
         )
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
@@ -276,9 +291,11 @@ def _read_xlsx(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
         cells = sheet.iter_rows(values_only=True)
         header = next(cells, None)
     except Exception as error:  # a broken workbook fails in many ways: all are a 400
-        raise ImportFileError(f"The file is not a readable XLSX workbook ({error}).") from None
+        raise ImportFileError(unreadable_workbook(error)) from None
     if not header or not any(header):
-        raise ImportFileError("The first sheet has no header row (catalog_number, name, type, …).")
+        raise ImportFileError(
+            gettext("The first sheet has no header row (catalog_number, name, type, …).")
+        )
     header = ["" if cell is None else str(cell).strip() for cell in header]
 
     def rows():
@@ -296,12 +313,18 @@ def _read_xlsx(data: bytes) -> tuple[list[str], Iterator[tuple[int, dict]]]:
                 )
         except Exception as error:  # a broken sheet fails in many ways
             raise ImportFileError(
-                f"Row {number + 1} of the workbook cannot be read ({error}).", row=number + 1
+                gettext("Row %(row)s of the workbook cannot be read (%(error)s).")
+                % {"row": number + 1, "error": error},
+                row=number + 1,
             ) from None
         finally:
             workbook.close()
 
     return header, rows()
+
+
+def unreadable_workbook(error: Exception) -> str:
+    return gettext("The file is not a readable XLSX workbook (%(error)s).") % {"error": error}
 
 
 def _cell_text(value) -> str:
@@ -316,24 +339,37 @@ def _cell_text(value) -> str:
 def _check_header(header: list[str]) -> None:
     if len(header) > COLUMNS_MAX:
         raise ImportFileError(
-            f"The header has {len(header):,} columns; an import takes at most {COLUMNS_MAX:,}."
+            gettext("The header has %(columns)s columns; an import takes at most %(max)s.")
+            % {"columns": f"{len(header):,}", "max": f"{COLUMNS_MAX:,}"}
         )
     known = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *IGNORED_COLUMNS}
     for column in header:
         if column not in known and owner(column) is None:
             raise ImportFileError(
-                f'Unknown column "{column}": the columns are {", ".join(REQUIRED_COLUMNS)} '
-                f"(required) and {', '.join(OPTIONAL_COLUMNS)} (optional).",
+                gettext(
+                    'Unknown column "%(column)s": the columns are %(required)s (required) and '
+                    "%(optional)s (optional)."
+                )
+                % {
+                    "column": column,
+                    "required": ", ".join(REQUIRED_COLUMNS),
+                    "optional": ", ".join(OPTIONAL_COLUMNS),
+                },
                 field=column,
             )
     seen = set()
     for column in header:
         if column in seen:
-            raise ImportFileError(f'The column "{column}" appears twice.', field=column)
+            raise ImportFileError(
+                gettext('The column "%(column)s" appears twice.') % {"column": column}, field=column
+            )
         seen.add(column)
     for column in REQUIRED_COLUMNS:
         if column not in header:
-            raise ImportFileError(f'The required column "{column}" is missing.', field=column)
+            raise ImportFileError(
+                gettext('The required column "%(column)s" is missing.') % {"column": column},
+                field=column,
+            )
 
 
 # --- checking ------------------------------------------------------------------------------------
@@ -369,8 +405,11 @@ def plan_import(
         for count, (number, values) in enumerate(rows):
             if count == rows_max:
                 raise ImportFileError(
-                    f"More than {rows_max} rows: split the file, or import it with "
-                    "`manage.py import_fruits`.",
+                    gettext(
+                        "More than %(max)s rows: split the file, or import it with "
+                        "`manage.py import_fruits`."
+                    )
+                    % {"max": rows_max},
                     row=number,
                 )
             plan.add(_parse_row(number, values, extra))
@@ -401,7 +440,10 @@ class _Plan:
         if row.catalog_number is not None:
             first = self.first_row.setdefault(row.catalog_number, row.row)
             if first != row.row:
-                message = f"Catalog number {row.catalog_number} is also in row {first}."
+                message = gettext("Catalog number %(number)s is also in row %(row)s.") % {
+                    "number": row.catalog_number,
+                    "row": first,
+                }
                 row.errors.append(RowError(row.row, "catalog_number", message))
         self.pending.append(row)
         if len(self.pending) == BATCH:
@@ -429,22 +471,29 @@ def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedR
     raw_number = (values.get("catalog_number") or "").strip()
     catalog_number = None
     if not raw_number:
-        errors.append(RowError(number, "catalog_number", "A catalog number is required."))
+        errors.append(RowError(number, "catalog_number", gettext("A catalog number is required.")))
     elif not DIGITS.fullmatch(raw_number) or not 1 <= int(raw_number) <= CATALOG_NUMBER_MAX:
         errors.append(
             RowError(
                 number,
                 "catalog_number",
-                f'"{raw_number[:40]}" is not a whole number from 1 to {CATALOG_NUMBER_MAX}.',
+                gettext('"%(value)s" is not a whole number from 1 to %(max)s.')
+                % {"value": raw_number[:40], "max": CATALOG_NUMBER_MAX},
             )
         )
     else:
         catalog_number = int(raw_number)
     name = from_text_cell((values.get("name") or "").strip())
     if not name:
-        errors.append(RowError(number, "name", "A name is required."))
+        errors.append(RowError(number, "name", gettext("A name is required.")))
     elif len(name) > TEXT_MAX:
-        errors.append(RowError(number, "name", f"A name has at most {TEXT_MAX} characters."))
+        errors.append(
+            RowError(
+                number,
+                "name",
+                gettext("A name has at most %(max)s characters.") % {"max": TEXT_MAX},
+            )
+        )
     else:
         try:
             validate_name_text(name)
@@ -456,7 +505,8 @@ def _parse_row(number: int, values: dict, extra: list[ColumnImport]) -> PlannedR
             RowError(
                 number,
                 "type",
-                f'"{fruit_type[:40]}" is not a valid choice; one of {", ".join(FruitType.values)}.',
+                gettext('"%(value)s" is not a valid choice; one of %(choices)s.')
+                % {"value": fruit_type[:40], "choices": ", ".join(FruitType.values)},
             )
         )
     synonyms = [
@@ -683,7 +733,9 @@ def _store(row: PlannedRow, write, *, extra: list | None = None) -> None:
 
 
 def _deleted_meanwhile(row: PlannedRow) -> RowError:
-    message = f"The fruit numbered {row.catalog_number} was deleted meanwhile; check again."
+    message = gettext("The fruit numbered %(number)s was deleted meanwhile; check again.") % {
+        "number": row.catalog_number
+    }
     return RowError(row.row, "catalog_number", message)
 
 

@@ -1,6 +1,8 @@
 """JSON representations of fruits and their images."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
@@ -77,7 +79,9 @@ class NameSerializer(WholeEntrySerializer):
         allow_blank=True,
         default="",
         error_messages={
-            "invalid_choice": '"{input}" is not a two-letter lowercase ISO 639-1 language code.'
+            "invalid_choice": gettext_lazy(
+                '"{input}" is not a two-letter lowercase ISO 639-1 language code.'
+            )
         },
         help_text='"" or a two-letter lowercase ISO 639-1 code, e.g. `de`.',
     )
@@ -190,14 +194,14 @@ class FruitSerializer(TextModelSerializer):
 
     def validate_catalog_number(self, value):
         if value is None and self.instance is not None and self.instance.catalog_number is not None:
-            raise serializers.ValidationError("A catalog number cannot be set back to null.")
+            raise serializers.ValidationError(_("A catalog number cannot be set back to null."))
         return value
 
     def validate(self, attrs):
         """Both kinds of write become `names` records, checked as a whole (`clean_names`)."""
         if "synonyms" in attrs and "name_list" in attrs:
             raise serializers.ValidationError(
-                {"names": ["Send either `names` or `synonyms`, not both."]}
+                {"names": [_("Send either `names` or `synonyms`, not both.")]}
             )
         name = attrs.get("name", getattr(self.instance, "name", ""))
         current = self.instance.name_list if self.instance is not None else []

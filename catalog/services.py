@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from catalog.models import (
     ANCESTRY,
@@ -39,7 +40,7 @@ from core.history import announce
 CATALOG_NUMBER_LOCK = 0x46_52_55_49_54  # "FRUIT": any constant the application owns will do
 # A create racing a fruit stored with an explicit number can still meet the unique constraint.
 CATALOG_NUMBER_ATTEMPTS = 3
-NUMBER_TAKEN = "fruit with this catalog number already exists."
+NUMBER_TAKEN = gettext_lazy("fruit with this catalog number already exists.")
 # What a write leaves alone when it does not name it (a fruit's card image).
 UNCHANGED = object()
 
@@ -69,7 +70,9 @@ def next_catalog_number() -> int:
     assigned = CatalogNumberMark.objects.values_list("highest_assigned", flat=True).first() or 0
     current = max(held, assigned)
     if current >= CATALOG_NUMBER_MAX:
-        raise ValidationError({"catalog_number": ["No free catalog number is left; give one."]})
+        raise ValidationError(
+            {"catalog_number": [gettext("No free catalog number is left; give one.")]}
+        )
     return current + 1
 
 
@@ -610,7 +613,11 @@ def _set_card_image(*, fruit_id: int, image_id: int | None) -> None:
     images.filter(pk__in=cleared).update(is_card_image=False)
     if image_id is not None and not images.filter(pk=image_id).update(is_card_image=True):
         raise ValidationError(
-            {"card_image_id": [f"Image {image_id} is not an image of this fruit."]}
+            {
+                "card_image_id": [
+                    gettext("Image %(id)s is not an image of this fruit.") % {"id": image_id}
+                ]
+            }
         )
     changed = [*cleared, *([] if image_id is None else [image_id])]
     announce(FruitImage, images.filter(pk__in=changed).without_blobs(), "changed")

@@ -3,6 +3,8 @@
 import unicodedata
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from catalog.languages import ISO_639_1
 from catalog.models import (
@@ -18,7 +20,7 @@ from core.db.search import name_key
 
 NAMES_MAX = 100
 RELATIONS_MAX = 100
-LOOP_MESSAGE = "A parentage loop: the fruit would become its own ancestor."
+LOOP_MESSAGE = gettext_lazy("A parentage loop: the fruit would become its own ancestor.")
 TEXT_MAX = 200
 # What a name never holds: control characters (Cc: tabs, line breaks, \x0b, \x0c, \x85),
 # format characters (Cf: invisible, or reordering what a reader sees, as U+202E does), line and
@@ -26,6 +28,11 @@ TEXT_MAX = 200
 # are Cf too, but Persian and Indic scripts spell words with them.
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 JOINERS = frozenset({"\u200c", "\u200d"})
+
+
+def too_many(limit: int) -> str:
+    """DRF's message for a list over its length, which DRF's German catalog translates."""
+    return _("Ensure this field has no more than {max_length} elements.").format(max_length=limit)
 
 
 def validate_name_text(text: str) -> None:
@@ -36,8 +43,11 @@ def validate_name_text(text: str) -> None:
     for char in text:
         if char not in JOINERS and unicodedata.category(char) in REFUSED_CATEGORIES:
             raise ValidationError(
-                "A name may not hold control characters, line breaks or invisible formatting "
-                f"characters (U+{ord(char):04X} here)."
+                _(
+                    "A name may not hold control characters, line breaks or invisible "
+                    "formatting characters (U+%(code)s here)."
+                )
+                % {"code": f"{ord(char):04X}"}
             )
 
 
@@ -49,34 +59,44 @@ def clean_names(records: list[dict], *, fruit_name: str) -> list[dict]:
     and `note` (at most 500 characters).
     """
     if len(records) > NAMES_MAX:
-        raise ValidationError(f"Ensure this field has no more than {NAMES_MAX} elements.")
+        raise ValidationError(too_many(NAMES_MAX))
     cleaned, seen = [], set()
     own_name = name_key(fruit_name)
     for record in records:
         name = record["name"].strip()
         if not name:
-            raise ValidationError("A name may not be blank.")
+            raise ValidationError(_("A name may not be blank."))
         if len(name) > TEXT_MAX:
-            raise ValidationError(f"A name has at most {TEXT_MAX} characters: {name[:40]!r}…")
+            raise ValidationError(
+                _("A name has at most %(max)s characters: %(name)s…")
+                % {"max": TEXT_MAX, "name": repr(name[:40])}
+            )
         validate_name_text(name)
         key = name_key(name)
         if key == own_name:
-            raise ValidationError(f"{name!r} is the fruit's own name, not another name of it.")
+            raise ValidationError(
+                _("%(name)s is the fruit's own name, not another name of it.")
+                % {"name": repr(name)}
+            )
         if key in seen:
-            raise ValidationError(f"Duplicate name: {name!r}.")
+            raise ValidationError(_("Duplicate name: %(name)s.") % {"name": repr(name)})
         kind = record.get("kind") or NameKind.SYNONYM
         if kind not in NameKind.values:
             raise ValidationError(
-                f"{kind!r} is not a kind of name; one of {', '.join(NameKind.values)}."
+                _("%(kind)s is not a kind of name; one of %(kinds)s.")
+                % {"kind": repr(kind), "kinds": ", ".join(NameKind.values)}
             )
         language = record.get("language") or ""
         if language and language not in ISO_639_1:
             raise ValidationError(
-                f"{language!r} is not a two-letter lowercase ISO 639-1 language code."
+                _("%(language)s is not a two-letter lowercase ISO 639-1 language code.")
+                % {"language": repr(language)}
             )
         note = (record.get("note") or "").strip()
         if len(note) > NAME_NOTE_MAX:
-            raise ValidationError(f"A name's note has at most {NAME_NOTE_MAX} characters.")
+            raise ValidationError(
+                _("A name's note has at most %(max)s characters.") % {"max": NAME_NOTE_MAX}
+            )
         seen.add(key)
         cleaned.append({"name": name, "kind": str(kind), "language": language, "note": note})
     return cleaned
@@ -104,7 +124,7 @@ def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
     loop (the fruit would become its own ancestor).
     """
     if len(records) > RELATIONS_MAX:
-        raise ValidationError(f"Ensure this field has no more than {RELATIONS_MAX} elements.")
+        raise ValidationError(too_many(RELATIONS_MAX))
     ids = {record["fruit_id"] for record in records if record.get("fruit_id") is not None}
     names = dict(Fruit.objects.filter(pk__in=ids).values_list("pk", "name"))
     cleaned, seen, counts = [], set(), {}
@@ -112,27 +132,34 @@ def clean_relations(records: list[dict], *, fruit_id: int | None) -> list[dict]:
         kind, other, text = record["kind"], record.get("fruit_id"), (record.get("name") or "")
         text = text.strip()
         if (other is None) == (not text):
-            raise ValidationError("Give a relation either `fruit_id` or `name`, not both.")
+            raise ValidationError(_("Give a relation either `fruit_id` or `name`, not both."))
         if other is not None:
             if fruit_id is not None and other == fruit_id:
-                raise ValidationError("A fruit cannot be related to itself.")
+                raise ValidationError(_("A fruit cannot be related to itself."))
             if other not in names:
-                raise ValidationError(f"There is no fruit {other}.")
+                raise ValidationError(_("There is no fruit %(id)s.") % {"id": other})
             text = names[other]
         elif len(text) > TEXT_MAX:
-            raise ValidationError(f"A related name has at most {TEXT_MAX} characters.")
+            raise ValidationError(
+                _("A related name has at most %(max)s characters.") % {"max": TEXT_MAX}
+            )
         else:
             validate_name_text(text)
         note = (record.get("note") or "").strip()
         if len(note) > RELATION_NOTE_MAX:
-            raise ValidationError(f"A relation's note has at most {RELATION_NOTE_MAX} characters.")
+            raise ValidationError(
+                _("A relation's note has at most %(max)s characters.") % {"max": RELATION_NOTE_MAX}
+            )
         key = (kind, name_key(text))  # a fruit and its name are the same variety
         if key in seen:
-            raise ValidationError(f"The relation {kind} {text!r} is given twice.")
+            raise ValidationError(
+                _("The relation %(kind)s %(name)s is given twice.")
+                % {"kind": kind, "name": repr(text)}
+            )
         seen.add(key)
         counts[kind] = counts.get(kind, 0) + 1
         if kind in SINGLE_KINDS and counts[kind] > 1:
-            raise ValidationError(f"A fruit has one `{kind}` at most.")
+            raise ValidationError(_("A fruit has one `%(kind)s` at most.") % {"kind": kind})
         cleaned.append({"kind": str(kind), "other_id": other, "name": text, "note": note})
     if fruit_id is not None:
         ancestors = [r["other_id"] for r in cleaned if r["kind"] in ANCESTRY and r["other_id"]]

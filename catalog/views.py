@@ -5,6 +5,7 @@ import dataclasses
 from django.db.models import ProtectedError
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -238,14 +239,14 @@ class FruitImportBase(UploadsMixin, viewsets.GenericViewSet):
     def create(self, request, *args, **kwargs):
         dry_run = request.query_params.get("dry_run", "0")
         if dry_run not in ("0", "1", "true", "false"):
-            return self.refused("dry_run", "Use 1 or 0.", dry_run=False)
+            return self.refused("dry_run", _("Use 1 or 0."), dry_run=False)
         dry_run = dry_run in ("1", "true")
         try:
             data = uploaded_bytes(request, "file")
         except serializers.ValidationError as error:
             return self.refused("file", error.detail["file"][0], dry_run=dry_run)
         if not data:  # an empty file in the multipart form
-            return self.refused("file", "The submitted file is empty.", dry_run=dry_run)
+            return self.refused("file", _("The submitted file is empty."), dry_run=dry_run)
         name = getattr(request.FILES.get("file"), "name", "")
         report = import_fruits(data, dry_run=dry_run, file_name=name)
         code = status.HTTP_200_OK if report.ok else status.HTTP_400_BAD_REQUEST

@@ -1,6 +1,8 @@
 """The public change feed: `GET /api/v1/changes?after=<cursor>`."""
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, permissions, serializers, status
@@ -15,7 +17,8 @@ from core.rest.schema import error_response
 # copy still lists what happened). The last page grows with every write: a short while only.
 FULL_PAGE_CACHE = "public, max-age=86400"
 LAST_PAGE_CACHE = "public, max-age=5"
-GONE = (
+# English in the schema, in the request's language in an answer.
+GONE = gettext_noop(
     "This cursor is older than the oldest change kept (or ahead of every change given out): "
     "start again from a full export, with the cursor of ?latest=true taken before it."
 )
@@ -25,7 +28,7 @@ class CursorGoneError(exceptions.APIException):
     """The feed cannot continue from this cursor (410)."""
 
     status_code = status.HTTP_410_GONE
-    default_detail = GONE
+    default_detail = gettext_lazy(GONE)
     default_code = "cursor_gone"
 
 
@@ -40,12 +43,12 @@ class ChangeFeedParameters(serializers.Serializer):
             return decode_cursor(text)
         except BadCursor:
             raise serializers.ValidationError(
-                "Not a cursor of this feed: pass the `next` of an earlier answer."
+                _("Not a cursor of this feed: pass the `next` of an earlier answer.")
             ) from None
 
     def validate(self, attrs):
         if attrs["latest"] and "after" in attrs:
-            raise serializers.ValidationError({"latest": ["Give either `after` or `latest`."]})
+            raise serializers.ValidationError({"latest": [_("Give either `after` or `latest`.")]})
         return attrs
 
 

@@ -411,8 +411,9 @@ SPECTACULAR_SETTINGS = {
         "**Languages.** Answers are in English (the default) or German: `?lang=en` or `?lang=de` "
         'on any request (another value is a 400 `{"lang": [...]}`), else the `Accept-Language` '
         "header (its first supported language; the language cookie is not read). Labels, type "
-        "display names and DRF's error messages come in that language; "
-        "field names, codes, ids and values never change. Every answer with a body in words "
+        "display names and every error message (DRF's and the service's own) come in that "
+        "language; field names, codes, ids and values never change, and these descriptions are "
+        "English. Every answer with a body in words "
         "says `Content-Language` and `Vary: Accept-Language`; files (images, PDFs, exports) are "
         "the same in every language and say neither."
     ),

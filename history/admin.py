@@ -20,6 +20,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.text import capfirst
+from django.utils.translation import gettext
 
 from catalog.models import Fruit, ImportBatch
 from history.display import LABELS, VIA, Reader
@@ -236,7 +237,7 @@ class FruitVersionsMixin(VersionsAdminMixin):
         page = paginator.get_page(request.GET.get(PAGE_VAR))
         context = self._context(
             request,
-            "Recover deleted fruits",
+            gettext("Recover deleted fruits"),
             rows=[
                 {
                     "row": row,

@@ -6,6 +6,7 @@ Readable by curators only (the `change_` permission of the model): a version nam
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import NotFound
@@ -289,11 +290,14 @@ class ImportUndoView(generics.GenericAPIView):
         except ImportBatch.DoesNotExist:
             raise NotFound() from None
         except AlreadyUndone:
-            return self.conflict("The import was undone already.", [])
+            return self.conflict(_("The import was undone already."), [])
         except UndoConflict as conflict:
             return self.conflict(
-                f"{len(conflict.fruit_ids)} fruit(s) the import touched were changed since; "
-                "nothing was undone. Undo the rest with force=true.",
+                _(
+                    "%(count)s fruit(s) the import touched were changed since; nothing was "
+                    "undone. Undo the rest with force=true."
+                )
+                % {"count": len(conflict.fruit_ids)},
                 conflict.fruit_ids,
             )
         return Response(self.get_serializer(report).data)

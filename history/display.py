@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext_lazy
 
 from blobs.rights import ImageRole, License
 from catalog.models import Fruit, FruitType, NameKind, RelationKind
@@ -34,7 +35,12 @@ LABELS = {
 LISTS = {"names", "relations", "characteristics", "images", "citations"}
 NONE = "—"
 # The door a version came through, as a sentence names it ("through the admin").
-VIA = {"api": "the API", "admin": "the admin", "import": "an import", "command": "a command"}
+VIA = {
+    "api": gettext_lazy("the API"),
+    "admin": gettext_lazy("the admin"),
+    "import": gettext_lazy("an import"),
+    "command": gettext_lazy("a command"),
+}
 
 
 @dataclass

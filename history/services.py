@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from catalog.models import Fruit
 from catalog.services import fruit_images_restore, fruit_save, fruit_update
@@ -30,7 +31,12 @@ class CatalogNumberHeld(ValidationError):
 
     def __init__(self, catalog_number: int, holder_id: int):
         super().__init__(
-            {"catalog_number": [f"Catalog number {catalog_number} is fruit {holder_id}'s now."]}
+            {
+                "catalog_number": [
+                    _("Catalog number %(number)s is fruit %(fruit)s's now.")
+                    % {"number": catalog_number, "fruit": holder_id}
+                ]
+            }
         )
         self.catalog_number, self.holder_id = catalog_number, holder_id
 
@@ -144,7 +150,7 @@ def fruit_restore(*, fruit_id: int) -> tuple[Fruit, list[str]]:
         restored = set(fruit_images_restore(fruit_id=fruit_id))
     lost = [image for image in last.state["images"] if image["id"] not in restored]
     if lost:
-        missing.append(f"{len(lost)} image(s): their bytes were not kept")
+        missing.append(_("%(count)s image(s): their bytes were not kept") % {"count": len(lost)})
     return fruit, missing
 
 
@@ -180,8 +186,8 @@ def restorable(version: Version, fruit_id: int) -> tuple[list[dict], list[dict],
     for record in state["relations"]:
         if record["other_id"] is not None and record["other_id"] not in present:
             missing.append(
-                f"relation {record['kind']} {record['name']}: fruit {record['other_id']} was "
-                "deleted; kept by its name"
+                _("relation %(kind)s %(name)s: fruit %(fruit)s was deleted; kept by its name")
+                % {"kind": record["kind"], "name": record["name"], "fruit": record["other_id"]}
             )
             record = {**record, "other_id": None}
         relations.append(record)
@@ -202,17 +208,25 @@ def restorable(version: Version, fruit_id: int) -> tuple[list[dict], list[dict],
     for value in wanted:
         char = characteristics.get(value["characteristic_id"])
         if char is None or state["type"] not in char.type_list:
-            missing.append(f"characteristic {value['code']}: removed or no longer of this type")
+            missing.append(
+                _("characteristic %(code)s: removed or no longer of this type")
+                % {"code": value["code"]}
+            )
             continue
         if not set(value["state_ids"]) <= states:
-            missing.append(f"characteristic {value['code']}: a state was removed")
+            missing.append(
+                _("characteristic %(code)s: a state was removed") % {"code": value["code"]}
+            )
             continue
         record = {key: value[key] for key in RECORD_KEYS}
         source = record["source_publication_id"]
         if source is not None and source not in linked:
             missing.append(
-                f"characteristic {value['code']}: publication {source} no longer describes "
-                "the fruit; kept without its source"
+                _(
+                    "characteristic %(code)s: publication %(publication)s no longer describes "
+                    "the fruit; kept without its source"
+                )
+                % {"code": value["code"], "publication": source}
             )
             record |= {"source_publication_id": None, "pages": ""}
         values.append(record)

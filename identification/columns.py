@@ -14,6 +14,7 @@ from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
 from catalog.columns import ColumnError
 from identification.models import (
@@ -113,8 +114,11 @@ class CharacteristicReading:
             if code not in found:
                 raise ColumnError(
                     column,
-                    f'Unknown column "{column}": no characteristic has the code "{code}" '
-                    "(the characteristics' codes are listed under /api/v1/characteristics).",
+                    _(
+                        'Unknown column "%(column)s": no characteristic has the code "%(code)s" '
+                        "(the characteristics' codes are listed under /api/v1/characteristics)."
+                    )
+                    % {"column": column, "code": code},
                 )
         self.columns = {column: found[code] for code, column in codes.items()}
         self.types = {char.pk: set(char.type_list) for char in found.values()}
@@ -138,8 +142,11 @@ class CharacteristicReading:
                 problems.append(
                     (
                         column,
-                        f'"{char.name}" does not apply to a fruit of type {fruit_type}: leave '
-                        "the cell empty.",
+                        _(
+                            '"%(name)s" does not apply to a fruit of type %(type)s: leave the '
+                            "cell empty."
+                        )
+                        % {"name": char.name, "type": fruit_type},
                     )
                 )
                 continue
@@ -152,8 +159,16 @@ class CharacteristicReading:
                     problems.append(
                         (
                             column,
-                            f'"{piece[:40]}" is not a state of "{char.name}": one of '
-                            f"{choices}, several joined by {VALUE_JOIN}.",
+                            _(
+                                '"%(value)s" is not a state of "%(name)s": one of %(choices)s, '
+                                "several joined by %(join)s."
+                            )
+                            % {
+                                "value": piece[:40],
+                                "name": char.name,
+                                "choices": choices,
+                                "join": VALUE_JOIN,
+                            },
                         )
                     )
                     break

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from catalog.models import Fruit, FruitType
 from identification import scoring
@@ -52,16 +53,22 @@ def parse_query(query) -> tuple[str, int, dict[str, str]]:
     """`type`, `limit` and the raw answers of a query (a `QueryDict`); a `ValidationError` by
     parameter (a 400) for a missing or unknown type or a bad limit."""
     if len(query.getlist("type")) > 1:
-        raise ValidationError({"type": ["Give one fruit type."]})
+        raise ValidationError({"type": [gettext("Give one fruit type.")]})
     fruit_type = query.get("type", "")
     if fruit_type not in FruitType.values:
-        message = "Required." if not fruit_type else f"{fruit_type!r} is not a fruit type."
+        message = (
+            gettext("Required.")
+            if not fruit_type
+            else gettext("%(type)s is not a fruit type.") % {"type": repr(fruit_type)}
+        )
         raise ValidationError({"type": [message]})
     raw_limit = query.get("limit", "")
     limit = LIMIT_DEFAULT
     if raw_limit != "":
         if not is_number(raw_limit) or not 1 <= int(raw_limit) <= LIMIT_MAX:
-            raise ValidationError({"limit": [f"An integer from 1 to {LIMIT_MAX}."]})
+            raise ValidationError(
+                {"limit": [gettext("An integer from 1 to %(max)s.") % {"max": LIMIT_MAX}]}
+            )
         limit = int(raw_limit)
     raw = {key: ",".join(query.getlist(key)) for key in query if key not in NOT_ANSWERS}
     return fruit_type, limit, raw
@@ -75,7 +82,10 @@ def parse_answers(raw: dict[str, str], values: TypeValues) -> dict[str, tuple[in
     for code, text in raw.items():
         question = values.questions.get(code)
         if question is None:
-            errors[code] = [f"No characteristic {code!r} applies to {values.fruit_type}."]
+            errors[code] = [
+                gettext("No characteristic %(code)s applies to %(type)s.")
+                % {"code": repr(code), "type": values.fruit_type}
+            ]
             continue
         parts = [part.strip() for part in text.split(",") if part.strip()]
         if not parts:
@@ -85,7 +95,10 @@ def parse_answers(raw: dict[str, str], values: TypeValues) -> dict[str, tuple[in
         for part in parts:
             if not is_number(part) or int(part) not in states:
                 known = ", ".join(str(value) for value in sorted(states))
-                errors[code] = [f"{part!r} is not one of its states ({known})."]
+                errors[code] = [
+                    gettext("%(value)s is not one of its states (%(states)s).")
+                    % {"value": repr(part), "states": known}
+                ]
                 break
             chosen.append(int(part))
         else:

@@ -25,7 +25,10 @@ NAME_MAX, LABEL_MAX = 200, 100
 def validate_not_reserved(code: str) -> None:
     """A code is an identify parameter: it may not shadow the endpoint's own parameters."""
     if code in RESERVED_CODES:
-        raise ValidationError(f"{code!r} is reserved (an identify parameter): choose another code.")
+        raise ValidationError(
+            _("%(code)s is reserved (an identify parameter): choose another code.")
+            % {"code": repr(code)}
+        )
 
 
 STATE_VALUE_MIN, STATE_VALUE_MAX = 1, 99

@@ -1,6 +1,7 @@
 """Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from blobs.serializers import absolute_url
@@ -61,7 +62,9 @@ class StateSerializer(WholeEntrySerializer):
             or isinstance(image_id, bool)
             or not 1 <= image_id <= ID_MAX
         ):
-            raise serializers.ValidationError('Expected {"image_id": <id of a fruit image>}.')
+            raise serializers.ValidationError(
+                gettext('Expected {"image_id": <id of a fruit image>}.')
+            )
         return image_id
 
 
@@ -142,18 +145,20 @@ class CharacteristicSerializer(TextModelSerializer):
 
     def validate_fruit_types(self, value):
         if len(set(value)) != len(value):
-            raise serializers.ValidationError("A fruit type is named twice.")
+            raise serializers.ValidationError(gettext("A fruit type is named twice."))
         return value
 
     def validate_states(self, value):
         values = [state["value"] for state in value]
         if len(set(values)) != len(values):
-            raise serializers.ValidationError("State values must be unique.")
+            raise serializers.ValidationError(gettext("State values must be unique."))
         image_ids = {state["image"] for state in value if state.get("image")}
         found = set(FruitImage.objects.filter(pk__in=image_ids).values_list("pk", flat=True))
         if image_ids - found:
             missing = min(image_ids - found)
-            raise serializers.ValidationError(f"Image {missing} is not a fruit image.")
+            raise serializers.ValidationError(
+                gettext("Image %(id)s is not a fruit image.") % {"id": missing}
+            )
         return [
             {
                 "value": s["value"],

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from catalog.models import Fruit
 from core.db.locks import lock_row
@@ -93,8 +94,11 @@ def _replace_states(characteristic: Characteristic, states: list[dict]) -> None:
         if in_use:
             labels = ", ".join(f"{value} ({kept[value].label})" for value in in_use)
             raise StateInUse(
-                f"State {labels} of {characteristic.code} is used by fruits' values; "
-                "change those values first."
+                gettext(
+                    "State %(states)s of %(code)s is used by fruits' values; change those values "
+                    "first."
+                )
+                % {"states": labels, "code": characteristic.code}
             )
         CharacteristicState.objects.filter(
             characteristic=characteristic, value__in=removed
@@ -170,13 +174,19 @@ def _check_values(values: list[tuple[Fruit, list[dict]]]) -> None:
                 raise ValidationError(
                     {
                         "characteristics": [
-                            f"Characteristic {char_id} no longer applies to this fruit."
+                            gettext("Characteristic %(id)s no longer applies to this fruit.")
+                            % {"id": char_id}
                         ]
                     }
                 )
             if any(states.get(state_id) != char_id for state_id in record["state_ids"]):
                 raise ValidationError(
-                    {"characteristics": [f"A state of characteristic {char_id} was removed."]}
+                    {
+                        "characteristics": [
+                            gettext("A state of characteristic %(id)s was removed.")
+                            % {"id": char_id}
+                        ]
+                    }
                 )
 
 
@@ -220,7 +230,12 @@ def fruit_set_characteristics(*, fruit: Fruit, records: list[dict]) -> None:
         missing = sorted(sources - linked)
         if missing:
             raise ValidationError(
-                {"characteristics": [f"Publication {missing[0]} does not describe this fruit."]}
+                {
+                    "characteristics": [
+                        gettext("Publication %(id)s does not describe this fruit.")
+                        % {"id": missing[0]}
+                    ]
+                }
             )
     FruitCharacteristic.objects.filter(fruit=fruit).delete()
     _add_values([(fruit, records)])
@@ -236,7 +251,11 @@ def fruits_add_characteristics(*, values: list[tuple[Fruit, list[dict]]]) -> Non
     """
     if any(r["source_publication_id"] for _, records in values for r in records):
         raise ValidationError(
-            {"characteristics": ["No publication describes a fruit just created: cite none."]}
+            {
+                "characteristics": [
+                    gettext("No publication describes a fruit just created: cite none.")
+                ]
+            }
         )
     _check_values(values)
     _add_values(values)

@@ -1,10 +1,11 @@
 """Checks of a fruit's characteristics as written, before anything is stored."""
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy
 
 from identification.models import Characteristic, CharacteristicState
 
-PAGES_WITHOUT_SOURCE = (
+PAGES_WITHOUT_SOURCE = gettext_lazy(
     "Pages need a source: choose the publication they refer to (one that links the fruit), or "
     "leave the pages empty."
 )
@@ -32,21 +33,36 @@ def clean_fruit_characteristics(entries: list[dict], *, fruit_type: str) -> list
     records, seen = [], set()
     for number, entry in enumerate(entries, start=1):
         code = entry["code"]
-        where = f"Entry {number} ({code})"
+        where = {"number": number, "code": code}
         char = found.get(code)
         if char is None:
-            raise ValidationError(f"{where}: no characteristic has this code.")
+            raise ValidationError(
+                gettext("Entry %(number)s (%(code)s): no characteristic has this code.") % where
+            )
         if fruit_type not in char.type_list:
-            raise ValidationError(f"{where}: it does not apply to a fruit of type {fruit_type}.")
+            raise ValidationError(
+                gettext(
+                    "Entry %(number)s (%(code)s): it does not apply to a fruit of type %(type)s."
+                )
+                % {**where, "type": fruit_type}
+            )
         if code in seen:
-            raise ValidationError(f"{where}: the same characteristic is given twice.")
+            raise ValidationError(
+                gettext("Entry %(number)s (%(code)s): the same characteristic is given twice.")
+                % where
+            )
         seen.add(code)
         values = sorted(set(entry["values"]))
         if not values:
-            raise ValidationError(f"{where}: give one or more values.")
+            raise ValidationError(
+                gettext("Entry %(number)s (%(code)s): give one or more values.") % where
+            )
         unknown = [value for value in values if (char.pk, value) not in states]
         if unknown:
-            raise ValidationError(f"{where}: {unknown[0]} is not one of its states.")
+            raise ValidationError(
+                gettext("Entry %(number)s (%(code)s): %(value)s is not one of its states.")
+                % {**where, "value": unknown[0]}
+            )
         records.append(
             {
                 "characteristic_id": char.pk,

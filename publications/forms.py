@@ -4,6 +4,8 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from blobs.content_types import PDF
 from blobs.forms import IMAGE_ACCEPT, ImageUploadForm, read_upload, upload_help_text
@@ -33,7 +35,9 @@ def clean_upload_or_removal(form, upload: str, remove: str, validate, what: str)
     """
     file, removing = form.cleaned_data.get(upload), form.cleaned_data.get(remove)
     if file and removing:
-        form.add_error(remove, f"Either upload a new {what} or remove it, not both.")
+        form.add_error(
+            remove, _("Either upload a new %(what)s or remove it, not both.") % {"what": what}
+        )
     elif file:
         data = read_upload(file)
         try:
@@ -50,7 +54,7 @@ def clean_upload_or_removal(form, upload: str, remove: str, validate, what: str)
 def pdf_help_text() -> str:
     """What a PDF upload accepts, with the configured limit."""
     limit = filesizeformat(settings.FRUITCATALOG_MAX_UPLOAD_BYTES)
-    return f"A PDF of at most {limit}; it replaces the stored one."
+    return _("A PDF of at most %(limit)s; it replaces the stored one.") % {"limit": limit}
 
 
 class PublicationAdminForm(forms.ModelForm):
@@ -61,11 +65,11 @@ class PublicationAdminForm(forms.ModelForm):
     """
 
     cover_upload = forms.FileField(
-        label="Cover image",
+        label=gettext_lazy("Cover image"),
         required=False,
         widget=forms.FileInput(attrs={"accept": IMAGE_ACCEPT}),
     )
-    remove_cover = forms.BooleanField(label="Remove the cover", required=False)
+    remove_cover = forms.BooleanField(label=gettext_lazy("Remove the cover"), required=False)
 
     class Meta:
         model = Publication
@@ -81,7 +85,7 @@ class PublicationAdminForm(forms.ModelForm):
         cleaned = super().clean()
         self.checked_cover = None
         self.new_cover = clean_upload_or_removal(
-            self, "cover_upload", "remove_cover", self.check_cover, "cover"
+            self, "cover_upload", "remove_cover", self.check_cover, _("cover")
         )
         return cleaned
 
@@ -111,11 +115,11 @@ class PublicationFruitForm(forms.ModelForm):
     """
 
     description_upload = forms.FileField(
-        label="Description (PDF)",
+        label=gettext_lazy("Description (PDF)"),
         required=False,
         widget=forms.FileInput(attrs={"accept": PDF}),
     )
-    remove_description = forms.BooleanField(label="Remove PDF", required=False)
+    remove_description = forms.BooleanField(label=gettext_lazy("Remove PDF"), required=False)
 
     class Meta:
         model = PublicationFruit
@@ -125,7 +129,7 @@ class PublicationFruitForm(forms.ModelForm):
             "plate": forms.TextInput(attrs={"size": 3}),
             "name_in_source": forms.TextInput(attrs={"size": 10}),
         }
-        labels = {"is_first_description": "First"}
+        labels = {"is_first_description": gettext_lazy("First")}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -133,11 +137,13 @@ class PublicationFruitForm(forms.ModelForm):
 
     def clean_publication(self):
         """Keep a link's publication (see `clean_fruit`)."""
-        return self._unchanged("publication", "A link stays in its publication")
+        return self._unchanged("publication", _("A link stays in its publication"))
 
     def clean_fruit(self):
         """Keep a link's fruit: its PDF and images describe that fruit, not another one."""
-        return self._unchanged("fruit", "A link keeps its fruit (its PDF and images describe it)")
+        return self._unchanged(
+            "fruit", _("A link keeps its fruit (its PDF and images describe it)")
+        )
 
     def _unchanged(self, name: str, reason: str):
         value = self.cleaned_data.get(name)
@@ -146,7 +152,9 @@ class PublicationFruitForm(forms.ModelForm):
             and value is not None
             and value.pk != getattr(self.instance, f"{name}_id")
         ):
-            raise ValidationError(f"{reason}: delete this link and add a new one instead.")
+            raise ValidationError(
+                _("%(reason)s: delete this link and add a new one instead.") % {"reason": reason}
+            )
         return value
 
     def clean(self):

@@ -1,5 +1,6 @@
 """JSON representations of publications, their fruit links and their fruit images."""
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -193,7 +194,8 @@ class PublicationFruitImageUploadSerializer(ImageDetailsSerializer):
         )
         if link is None:
             raise serializers.ValidationError(
-                f"The fruit {value} is not linked to this publication; link it first."
+                _("The fruit %(id)s is not linked to this publication; link it first.")
+                % {"id": value}
             )
         return link
 

@@ -4,6 +4,7 @@ import dataclasses
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
@@ -264,7 +265,7 @@ class PublicationFruitViewSet(PublicationChildMixin, viewsets.GenericViewSet):
         fruit = get_object_or_404(Fruit.objects.only("pk"), pk=self.kwargs["fruitId"])
         citation = self.citation(request)
         if citation and not request.user.has_perm("publications.change_publicationfruit"):
-            self.permission_denied(request, "Changing a citation needs change_publicationfruit.")
+            self.permission_denied(request, _("Changing a citation needs change_publicationfruit."))
         try:
             link, created = publication_link_fruit(
                 publication=publication, fruit=fruit, citation=citation

@@ -27,8 +27,25 @@ from blobs.content_types import (
 )
 
 
+def gettext_noop(message: str) -> str:
+    """Mark a message for the message catalog (`makemessages` reads the name) and return it as
+    it is: this module knows nothing of Django, so `ImageError.translated` translates it."""
+    return message
+
+
 class ImageError(ValueError):
-    """The bytes are not an acceptable image (unsupported, corrupt, truncated, too many pixels)."""
+    """The bytes are not an acceptable image (unsupported, corrupt, truncated, too many pixels).
+
+    `str()` is the English message; `translated(gettext)` the message in the active language,
+    the same values filled in."""
+
+    def __init__(self, message: str, **params):
+        self.message, self.params = message, params
+        super().__init__(message % params if params else message)
+
+    def translated(self, gettext) -> str:
+        text = gettext(self.message)
+        return text % self.params if self.params else text
 
 
 # Detected MIME type per allowed Pillow format.
@@ -173,7 +190,7 @@ def displayed_size(data: bytes) -> tuple[int, int]:
             width, height = image.size
             orientation = _orientation(image)
         except (UnidentifiedImageError, Image.DecompressionBombError, *_DECODER_ERRORS) as exc:
-            raise ImageError("The file is truncated or corrupt.") from exc
+            raise ImageError(gettext_noop("The file is truncated or corrupt.")) from exc
     return (height, width) if orientation in _SWAPS_SIDES else (width, height)
 
 
@@ -194,44 +211,58 @@ def decoding(max_pixels: int):
         except ImageError:
             raise
         except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
-            raise ImageError(f"The image is too large (limit {max_pixels} pixels).") from exc
+            raise ImageError(
+                gettext_noop("The image is too large (limit %(limit)s pixels)."), limit=max_pixels
+            ) from exc
         except MemoryError as exc:
-            raise ImageError("The image is too large to decode.") from exc
+            raise ImageError(gettext_noop("The image is too large to decode.")) from exc
         except _DECODER_ERRORS as exc:
-            raise ImageError("The file is truncated or corrupt.") from exc
+            raise ImageError(gettext_noop("The file is truncated or corrupt.")) from exc
 
 
 def open_checked(data: bytes, max_pixels: int) -> Opened:
     if not data:
-        raise ImageError("The file is empty.")
+        raise ImageError(gettext_noop("The file is empty."))
     content_type = detect_content_type(data)
     if content_type not in ALLOWED_FORMATS.values():
-        raise ImageError(f"Unsupported image type: {content_type}.")
+        raise ImageError(gettext_noop("Unsupported image type: %(type)s."), type=content_type)
     # Before Pillow parses anything: its parsers walk chunks, segments and blocks in Python.
     structure = _walk_structure(data, content_type)
     try:
         image = Image.open(io.BytesIO(data), formats=list(ALLOWED_FORMATS))
     except UnidentifiedImageError as exc:
-        raise ImageError("The file is truncated or corrupt.") from exc
+        raise ImageError(gettext_noop("The file is truncated or corrupt.")) from exc
     # Pillow names JPEGs carrying several pictures (phones' MPF) MPO; picture 0 is the photo.
     pillow_format = "JPEG" if image.format == "MPO" else image.format
     if ALLOWED_FORMATS.get(pillow_format) != content_type:
         raise ImageError(
-            f"The file is not consistently one image type ({content_type} by its signature, "
-            f"{pillow_format} by its structure)."
+            gettext_noop(
+                "The file is not consistently one image type (%(signature)s by its signature, "
+                "%(structure)s by its structure)."
+            ),
+            signature=content_type,
+            structure=pillow_format,
         )
     if structure.frames is not None:
         frame_count = structure.frames
     else:
         frame_count = getattr(image, "n_frames", 1)
     if frame_count > MAX_FRAMES:
-        raise ImageError(f"The image has {frame_count} frames (limit {MAX_FRAMES}).")
+        raise ImageError(
+            gettext_noop("The image has %(frames)s frames (limit %(limit)s)."),
+            frames=frame_count,
+            limit=MAX_FRAMES,
+        )
     width, height = image.size
     pixels = width * height * frame_count
     if pixels > max_pixels:
-        raise ImageError(f"The image is too large: {pixels} pixels (limit {max_pixels}).")
+        raise ImageError(
+            gettext_noop("The image is too large: %(pixels)s pixels (limit %(limit)s)."),
+            pixels=pixels,
+            limit=max_pixels,
+        )
     if pixels == 0:
-        raise ImageError("The file is truncated or corrupt.")
+        raise ImageError(gettext_noop("The file is truncated or corrupt."))
     jpeg_scale_floor = _check_budget(image, pillow_format, structure)
     orientation = _orientation(image)
     if orientation in _SWAPS_SIDES:
@@ -293,18 +324,18 @@ def _walk_png(data: bytes) -> int:
     position = len(_PNG_SIGNATURE)
     for _ in range(MAX_PNG_CHUNKS):
         if position + 12 > len(data):
-            raise ImageError("The file is truncated or corrupt.")
+            raise ImageError(gettext_noop("The file is truncated or corrupt."))
         (length,) = struct.unpack_from(">I", data, position)
         end = position + 12 + length
         if end > len(data):
-            raise ImageError("The file is truncated or corrupt.")
+            raise ImageError(gettext_noop("The file is truncated or corrupt."))
         (crc,) = struct.unpack_from(">I", data, end - 4)
         if zlib.crc32(view[position + 4 : end - 4]) != crc:
-            raise ImageError("The file is truncated or corrupt.")
+            raise ImageError(gettext_noop("The file is truncated or corrupt."))
         if view[position + 4 : position + 8] == b"IEND":
             return _png_raw_bytes(data)
         position = end
-    raise ImageError(f"The PNG has more than {MAX_PNG_CHUNKS} chunks.")
+    raise ImageError(gettext_noop("The PNG has more than %(limit)s chunks."), limit=MAX_PNG_CHUNKS)
 
 
 def _png_raw_bytes(data: bytes) -> int:
@@ -328,7 +359,9 @@ def _walk_gif(data: bytes) -> int:
     while position < end:
         blocks += 1
         if blocks > MAX_GIF_BLOCKS:
-            raise ImageError(f"The GIF has more than {MAX_GIF_BLOCKS} blocks.")
+            raise ImageError(
+                gettext_noop("The GIF has more than %(limit)s blocks."), limit=MAX_GIF_BLOCKS
+            )
         introducer = data[position]
         position += 1
         if introducer == 0x3B:
@@ -340,7 +373,10 @@ def _walk_gif(data: bytes) -> int:
         elif introducer == 0x2C:  # image: descriptor, local colour table, code size, sub-blocks
             frames += 1
             if frames > MAX_FRAMES:
-                raise ImageError(f"The image has more than the limit of {MAX_FRAMES} frames.")
+                raise ImageError(
+                    gettext_noop("The image has more than the limit of %(limit)s frames."),
+                    limit=MAX_FRAMES,
+                )
             if position + 9 > end:
                 break
             flags = data[position + 8]
@@ -354,8 +390,12 @@ def _walk_gif(data: bytes) -> int:
                 break
             blocks += 1
             if blocks > MAX_GIF_BLOCKS:
-                raise ImageError(f"The GIF has more than {MAX_GIF_BLOCKS} blocks.")
-    raise ImageError("The GIF does not end with its trailer: it is truncated or has data appended.")
+                raise ImageError(
+                    gettext_noop("The GIF has more than %(limit)s blocks."), limit=MAX_GIF_BLOCKS
+                )
+    raise ImageError(
+        gettext_noop("The GIF does not end with its trailer: it is truncated or has data appended.")
+    )
 
 
 def _walk_jpeg(data: bytes) -> _JpegLayout:
@@ -374,8 +414,10 @@ def _walk_jpeg(data: bytes) -> _JpegLayout:
             stray += marker.start() - position
             if stray > MAX_JPEG_STRAY_BYTES:
                 raise ImageError(
-                    f"The JPEG has more than {MAX_JPEG_STRAY_BYTES} stray bytes between "
-                    "its segments."
+                    gettext_noop(
+                        "The JPEG has more than %(limit)s stray bytes between its segments."
+                    ),
+                    limit=MAX_JPEG_STRAY_BYTES,
                 )
         kind = marker.group(1)[0]
         position = marker.end()
@@ -385,7 +427,10 @@ def _walk_jpeg(data: bytes) -> _JpegLayout:
             continue
         segments += 1
         if segments > MAX_JPEG_SEGMENTS:
-            raise ImageError(f"The JPEG has more than {MAX_JPEG_SEGMENTS} segments.")
+            raise ImageError(
+                gettext_noop("The JPEG has more than %(limit)s segments."),
+                limit=MAX_JPEG_SEGMENTS,
+            )
         (length,) = struct.unpack_from(">H", data, position)
         body = data[position + 2 : position + length]
         position += length
@@ -395,7 +440,9 @@ def _walk_jpeg(data: bytes) -> _JpegLayout:
         elif kind == _JPEG_START_OF_SCAN:
             scans += 1
             if scans > MAX_JPEG_SCANS:
-                raise ImageError(f"The JPEG has more than {MAX_JPEG_SCANS} scans.")
+                raise ImageError(
+                    gettext_noop("The JPEG has more than %(limit)s scans."), limit=MAX_JPEG_SCANS
+                )
             components = body[1 : 1 + 2 * body[0] : 2] if body else b""
             samples += 64 * sum(blocks.get(component, 0) for component in components)
     several_scans = progressive or scans > 1
@@ -435,15 +482,24 @@ def _check_budget(image: Image.Image, pillow_format: str, structure: _Structure)
     width, height = image.size
     if structure.png_raw_bytes > MAX_PNG_RAW_BYTES:
         raise ImageError(
-            f"The PNG is too costly to decompress: {structure.png_raw_bytes} bytes of pixel data "
-            f"(limit {MAX_PNG_RAW_BYTES})."
+            gettext_noop(
+                "The PNG is too costly to decompress: %(bytes)s bytes of pixel data "
+                "(limit %(limit)s)."
+            ),
+            bytes=structure.png_raw_bytes,
+            limit=MAX_PNG_RAW_BYTES,
         )
     if pillow_format == "JPEG":
         layout = structure.jpeg or _JpegLayout(1, 0, 0)
         if layout.scan_samples > MAX_JPEG_SCAN_SAMPLES:
             raise ImageError(
-                f"The JPEG is too costly to decode: its {layout.scans} scans cover "
-                f"{layout.scan_samples} samples (limit {MAX_JPEG_SCAN_SAMPLES})."
+                gettext_noop(
+                    "The JPEG is too costly to decode: its %(scans)s scans cover %(samples)s "
+                    "samples (limit %(limit)s)."
+                ),
+                scans=layout.scans,
+                samples=layout.scan_samples,
+                limit=MAX_JPEG_SCAN_SAMPLES,
             )
         per_pixel = _peak_bytes_per_pixel(image, pillow_format)
         for scale in (1, 2, 4, 8):
@@ -457,8 +513,11 @@ def _check_budget(image: Image.Image, pillow_format: str, structure: _Structure)
         if needed <= MAX_DECODE_BYTES:
             return 1
     raise ImageError(
-        f"The image is too large to decode: about {needed // 1_000_000} MB of memory "
-        f"(limit {MAX_DECODE_BYTES // 1_000_000} MB)."
+        gettext_noop(
+            "The image is too large to decode: about %(needed)s MB of memory (limit %(limit)s MB)."
+        ),
+        needed=needed // 1_000_000,
+        limit=MAX_DECODE_BYTES // 1_000_000,
     )
 
 

@@ -18,6 +18,7 @@ import io
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.wsgi import LimitedStream
+from django.utils.translation import gettext as _
 from django.views.defaults import bad_request
 from rest_framework.exceptions import ParseError
 
@@ -59,7 +60,7 @@ class RequestGuardMiddleware:
         ):
             if wants_a_page(request):  # a browser's navigation: Django's 400 page (400.html)
                 return bad_request(request, SuspiciousOperation("A null character in the query."))
-            return error_response(ParseError("Null characters are not allowed."), request)
+            return error_response(ParseError(_("Null characters are not allowed.")), request)
         meta = request.META
         limit = body_limit(view_func)
         declared = meta.get("CONTENT_LENGTH")
@@ -67,7 +68,7 @@ class RequestGuardMiddleware:
             try:
                 length = int(declared)
             except ValueError:
-                return error_response(ParseError("Invalid Content-Length header."), request)
+                return error_response(ParseError(_("Invalid Content-Length header.")), request)
             return error_response(UploadTooLarge(limit), request) if length > limit else None
         if (
             meta.get("wsgi.input_terminated")
@@ -76,7 +77,7 @@ class RequestGuardMiddleware:
             try:
                 body = meta["wsgi.input"].read(limit + 1)
             except Exception:  # the server's chunk parser: bad sizes, missing terminators, EOF
-                return error_response(ParseError("Malformed chunked request body."), request)
+                return error_response(ParseError(_("Malformed chunked request body.")), request)
             if len(body) > limit:
                 return error_response(UploadTooLarge(limit), request)
             meta["CONTENT_LENGTH"] = str(len(body))

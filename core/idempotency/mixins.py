@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, status
@@ -72,17 +73,17 @@ IDEMPOTENCY_PARAMETERS = [IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED]
 
 class KeyReused(exceptions.APIException):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    default_detail = (
-        f"This {HEADER} was used for another request (method, path or body); "
-        "use a new key for a new request."
+    default_detail = gettext_lazy(
+        "This Idempotency-Key was used for another request (method, path or body); use a new "
+        "key for a new request."
     )
     default_code = "idempotency_key_reused"
 
 
 class StillProcessing(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = (
-        f"A request with this {HEADER} is still being processed; retry in a few seconds."
+    default_detail = gettext_lazy(
+        "A request with this Idempotency-Key is still being processed; retry in a few seconds."
     )
     default_code = "idempotency_key_in_use"
 
@@ -94,7 +95,7 @@ def request_key(request) -> str | None:
         return None
     if not KEY_PATTERN.fullmatch(key):
         raise exceptions.ValidationError(
-            {HEADER: ["An idempotency key is 1 to 255 visible ASCII characters."]}
+            {HEADER: [gettext("An idempotency key is 1 to 255 visible ASCII characters.")]}
         )
     return key
 

@@ -1,5 +1,6 @@
 """How API clients authenticate (a module of its own: DRF loads it while importing its views)."""
 
+from django.utils.translation import gettext as _
 from rest_framework import authentication, exceptions
 
 
@@ -19,11 +20,11 @@ class TokenAuthentication(authentication.TokenAuthentication):
             return None
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed(
-                "Invalid token header: send `Authorization: Token <key>` (or `Bearer <key>`)."
+                _("Invalid token header: send `Authorization: Token <key>` (or `Bearer <key>`).")
             )
         try:
             key = parts[1].decode()
         except UnicodeError:
-            message = "Invalid token header: the key is not text."
+            message = _("Invalid token header: the key is not text.")
             raise exceptions.AuthenticationFailed(message) from None
         return self.authenticate_credentials(key)

@@ -22,6 +22,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -52,14 +54,16 @@ class UploadTooLarge(exceptions.APIException):
     default_code = "upload_too_large"
 
     def __init__(self, limit: int):
-        super().__init__(f"The request body is larger than the limit of {limit} bytes.")
+        super().__init__(
+            _("The request body is larger than the limit of %(limit)s bytes.") % {"limit": limit}
+        )
 
 
 class Conflict(exceptions.APIException):
     """The change would lose linked data."""
 
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The change would lose linked data."
+    default_detail = gettext_lazy("The change would lose linked data.")
     default_code = "conflict"
 
 
@@ -67,7 +71,7 @@ class ConcurrentChange(Conflict):
     """The write lost a race the row locks do not order (two inserts of one unique value at
     once, a deadlock): the database kept nothing of it, and it may simply be sent again."""
 
-    default_detail = "The change conflicts with a concurrent change; try it again."
+    default_detail = gettext_lazy("The change conflicts with a concurrent change; try it again.")
 
 
 def protection_message(error: ProtectedError | RestrictedError) -> str:
@@ -80,21 +84,21 @@ def protection_message(error: ProtectedError | RestrictedError) -> str:
         error.protected_objects if isinstance(error, ProtectedError) else error.restricted_objects
     )
     if not blocking:
-        return Conflict.default_detail
+        return str(Conflict.default_detail)
     queryset = type(blocking[0])._default_manager.filter(pk__in=[obj.pk for obj in blocking])
     if hasattr(queryset, "conflict_labels"):
         labels = queryset.conflict_labels()
     else:
         labels = [str(obj) for obj in blocking]
     names = ", ".join(sorted({str(label) for label in labels}))
-    return f"It is still linked by {names}; remove those links first."
+    return _("It is still linked by %(names)s; remove those links first.") % {"names": names}
 
 
 class DatabaseUnavailable(exceptions.APIException):
     """The database cannot be reached (down, restarting, or out of connections)."""
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "The database is unavailable; try again shortly."
+    default_detail = gettext_lazy("The database is unavailable; try again shortly.")
     default_code = "database_unavailable"
 
 
@@ -121,8 +125,8 @@ def database_error_response(error: Exception, path: str, *, request=None) -> Jso
     """The API's 503 of an unreachable database or cache, logged in one line; in BrAPI's
     envelope for a request under /brapi/ (`error_body`)."""
     log_unavailable(error, path)
-    detail = (
-        "The service's cache is unavailable; try again shortly."
+    detail = str(
+        _("The service's cache is unavailable; try again shortly.")
         if isinstance(error, CACHE_ERRORS)
         else DatabaseUnavailable.default_detail
     )
@@ -164,25 +168,31 @@ def refusal(error: Exception) -> exceptions.APIException:
         return UploadTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     if isinstance(error, TooManyFieldsSent):
         return exceptions.ParseError(
-            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} parameters "
-            "(query parameters and form fields together)."
+            _(
+                "The request has more than %(max)s parameters (query parameters and form fields "
+                "together)."
+            )
+            % {"max": f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,}"}
         )
     if isinstance(error, TooManyFilesSent):
         return exceptions.ParseError(
-            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files."
+            _("The request has more than %(max)s files.")
+            % {"max": f"{settings.DATA_UPLOAD_MAX_NUMBER_FILES:,}"}
         )
     if isinstance(error, DisallowedHost):
-        return exceptions.ParseError("The Host header names no host this service answers for.")
-    return exceptions.ParseError(str(error) or "Bad request.")
+        return exceptions.ParseError(_("The Host header names no host this service answers for."))
+    return exceptions.ParseError(str(error) or _("Bad request."))
 
 
 def unsupported_media_type(exc, view) -> exceptions.UnsupportedMediaType:
     """DRF's 415, saying which types the route takes (a body sent without one said nothing)."""
     accepted = ", ".join(parser.media_type for parser in view.get_parsers())
     sent = view.request.content_type if getattr(view, "request", None) is not None else ""
-    what = f'"{sent}"' if sent else "a body without a Content-Type"
+    what = f'"{sent}"' if sent else _("a body without a Content-Type")
     return exceptions.UnsupportedMediaType(
-        sent, detail=f"Unsupported media type: {what}. This route takes {accepted}."
+        sent,
+        detail=_("Unsupported media type: %(sent)s. This route takes %(accepted)s.")
+        % {"sent": what, "accepted": accepted},
     )
 
 

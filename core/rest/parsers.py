@@ -1,5 +1,6 @@
 """The API's JSON parser, which never turns bad input into a 500."""
 
+from django.utils.translation import gettext as _
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -13,10 +14,10 @@ class SafeJSONParser(parsers.JSONParser):
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError("JSON parse error - nesting too deep.") from None
+            raise ParseError(_("JSON parse error - nesting too deep.")) from None
         if not all(map(storable, strings_in(data))):
             raise ParseError(
-                "JSON parse error - a string holds a null character or a lone surrogate."
+                _("JSON parse error - a string holds a null character or a lone surrogate.")
             )
         return data
 

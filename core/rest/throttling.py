@@ -11,6 +11,8 @@ import math
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.utils.html import escape
+from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
@@ -74,12 +76,15 @@ def cooloff_seconds() -> int:
 def lockout_response(request, original_response=None, credentials=None):
     """django-axes' answer to a locked-out client: 429 with `Retry-After`, JSON under /api/."""
     seconds = cooloff_seconds()
-    message = f"Too many failed login attempts from this address; try again in {seconds} seconds."
+    message = _(
+        "Too many failed login attempts from this address; try again in %(seconds)s seconds."
+    ) % {"seconds": seconds}
+    title = _("Too many login attempts")
     if request.path_info.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=429)
     else:
         response = HttpResponse(
-            f"<!doctype html><title>Too many login attempts</title><p>{message}</p>",
+            f"<!doctype html><title>{escape(title)}</title><p>{escape(message)}</p>",
             status=429,
         )
     response["Retry-After"] = str(seconds)

@@ -1,5 +1,6 @@
 """Characteristics, a fruit's values and the identify answer, as the API reads and writes them."""
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext
 from rest_framework import serializers
@@ -13,6 +14,7 @@ from core.rest.fields import (
     TextModelSerializer,
     WholeEntrySerializer,
 )
+from core.translated import active_language
 from identification.models import (
     LABEL_MAX,
     NAME_MAX,
@@ -108,7 +110,8 @@ class CharacteristicSerializer(TextModelSerializer):
         max_length=NAME_MAX,
         help_text="Read in the request's language (`Accept-Language` or `?lang`): the German "
         "name where the language is German and one is written, else the English one. Written, "
-        "always the English name.",
+        "always the English name (a body read in German and written back as it was keeps the "
+        "English name and labels).",
     )
     states = StatesField(
         child=StateSerializer(),
@@ -142,6 +145,24 @@ class CharacteristicSerializer(TextModelSerializer):
                 'unchanged (`""` for a new characteristic).'
             },
         }
+
+    def validate(self, attrs):
+        """A body read in another language and written back keeps the English texts: a `name`
+        or a state's `label` equal to the stored translation of the active language (what the
+        read showed in its place) is the stored English one."""
+        language = active_language()
+        if self.instance is None or language == settings.LANGUAGE_CODE.split("-")[0]:
+            return attrs
+        translated = getattr(self.instance, f"name_{language}", "")
+        if translated and attrs.get("name") == translated:
+            attrs["name"] = self.instance.name
+        stored = {state.value: state for state in self.instance.states.all()}
+        for state in attrs.get("states", []):
+            old = stored.get(state["value"])
+            shown = getattr(old, f"label_{language}", "") if old is not None else ""
+            if shown and state["label"] == shown:
+                state["label"] = old.label
+        return attrs
 
     def validate_fruit_types(self, value):
         if len(set(value)) != len(value):

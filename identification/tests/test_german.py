@@ -165,6 +165,19 @@ def test_name_is_written_in_english_whatever_the_request_language(curator_client
     assert changed.json()["name"] == "Frucht: Testberostung"  # read back in German
 
 
+def test_a_body_read_in_german_and_written_back_keeps_the_english_texts(curator_client):
+    body = german_characteristic(curator_client)
+    url = f"{CHARS}/{body['id']}"
+    read = curator_client.get(url, **GERMAN).json()
+    assert read["name"] == "Frucht: Testberostung"
+    written = curator_client.put(url, read, format="json", **GERMAN)
+    assert written.status_code == 200, written.json()
+    stored = Characteristic.objects.get(pk=body["id"])
+    assert (stored.name, stored.name_de) == ("Fruit: test russet", "Frucht: Testberostung")
+    labels = list(stored.states.order_by("value").values_list("label", "label_de"))
+    assert labels == [("little", "wenig"), ("much", "viel"), ("all over", "")]
+
+
 @pytest.mark.parametrize(
     ("fields", "field"),
     [

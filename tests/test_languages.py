@@ -183,3 +183,37 @@ def test_a_missing_page_names_no_alternates_and_links_the_other_languages_catalo
     assert alternates(english) == alternates(german) == {}
     assert '<a href="/de/" hreflang="de"' in english
     assert '<a href="/" hreflang="en"' in german
+
+
+def test_the_language_switch_never_links_another_host(client):
+    page = client.get("/", PATH_INFO="//evil.example/fruits/1/")
+    assert page.status_code == 404
+    assert "evil.example" not in page.content.decode()
+    assert '<a href="/de/" hreflang="de"' in page.content.decode()
+
+
+def test_the_switch_keeps_the_query(client):
+    page = client.get("/", {"q": "boskoop"}).content.decode()
+    assert '<a href="/de/?q=boskoop" hreflang="de"' in page
+
+
+def test_a_refusal_before_the_language_is_chosen_is_in_the_default_one(client):
+    client.get("/de/")  # leaves German active in this thread
+    query = "&".join(f"f{n}=1" for n in range(1001))
+    refused = client.get(f"/api/v1/fruits?{query}", HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.status_code == 400
+    assert "Die" not in refused.content.decode()
+    assert refused["Content-Language"] == "en"
+
+
+def test_a_replayed_answer_says_the_language_it_was_given_in(curator_client):
+    body = b"catalog_number,name,type\n1,Topaz,apple\n"
+    headers = {"content_type": "text/csv", "HTTP_IDEMPOTENCY_KEY": "import-de"}
+    first = curator_client.post(
+        "/api/v1/imports/fruits", body, HTTP_ACCEPT_LANGUAGE="de", **headers
+    )
+    again = curator_client.post(
+        "/api/v1/imports/fruits", body, HTTP_ACCEPT_LANGUAGE="en", **headers
+    )
+    assert again["Idempotent-Replayed"] == "true"
+    assert first["Content-Language"] == again["Content-Language"] == "de"

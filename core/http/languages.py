@@ -21,6 +21,7 @@ translation functions.
 """
 
 from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpResponseRedirect, JsonResponse
 from django.middleware.locale import LocaleMiddleware
 from django.urls import get_script_prefix
@@ -48,7 +49,10 @@ def language_codes() -> list[str]:
 def api_language(request) -> str | None:
     """The API's language: `?lang`, else Accept-Language, else the default; None for a `lang`
     the service does not speak."""
-    asked = request.GET.get(LANGUAGE_PARAMETER, "").strip().lower()
+    try:
+        asked = request.GET.get(LANGUAGE_PARAMETER, "").strip().lower()
+    except TooManyFieldsSent:
+        asked = ""  # the request is refused (a 400) where its query is read next
     if asked:
         return asked if asked in language_codes() else None
     accept = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
@@ -78,6 +82,9 @@ class LanguageMiddleware(LocaleMiddleware):
     """Django's `LocaleMiddleware`, deciding the language per kind of path (module docstring)."""
 
     def process_request(self, request):
+        # What fails before a language is chosen is answered in the default one, never in the
+        # language this thread's previous request left active.
+        translation.activate(settings.LANGUAGE_CODE)
         path = request.path_info
         if is_api(path):
             language = api_language(request)

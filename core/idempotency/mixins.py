@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, status
@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, no space
-KEPT_HEADERS = ("Content-Type", "Location")
+# The language a replayed body is in is the first answer's, whatever the retry asks for.
+KEPT_HEADERS = ("Content-Type", "Location", "Content-Language")
 PURGE_BATCH = 1000  # expired rows deleted per claim, at most: a claim's cost stays bounded
 # Answers that say "try again" are not kept: a retry must run again, not replay them.
 TRY_AGAIN_STATUSES = {408, 409, 423, 425, 429}
@@ -221,6 +222,9 @@ def store(record: IdempotentRequest, response) -> None:
     record.status = response.status_code
     record.content = response.content
     record.headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
+    # The body's words are in the request's language, which the language middleware names
+    # only later, on the way out.
+    record.headers.setdefault("Content-Language", get_language())
     record.save(update_fields=["status", "content", "headers"])
 
 

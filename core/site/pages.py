@@ -138,13 +138,18 @@ def language_links(request, *, absolute: bool = True) -> list[dict]:
     page refusing the request's Host header must not read), the current language marked. A
     path no page answers (a 404) links the other language's catalog."""
     current = translation.get_language()
-    here = request.get_full_path()
+    here = request.path
+    query = request.META.get("QUERY_STRING", "")
     links = []
     for code, name in settings.LANGUAGES:
         url = translate_url(here, code)
-        if url == here and code != current:
+        # A path of the site only: "//host/…" is read as another host's by the URL parser.
+        unsafe = url.startswith("//") or not url.startswith("/")
+        if unsafe or (url == here and code != current):
             with translation.override(code):
                 url = reverse("catalog-grid")
+        elif query:
+            url = f"{url}?{query}"
         links.append(
             {
                 "code": code,

@@ -408,3 +408,5 @@ def test_public_pages_stay_one_language_a_url_and_cacheable(edge, german_named_f
     # A visitor who chose German with the switch is sent on from /, never from the cache.
     chose = edge.get("/", Cookie="django_language=de")
     assert (chose.status, chose.headers["Location"], chose.cache) == (302, "/de/", "BYPASS")
+    # ...and served /de/ from it like everyone else.
+    assert edge.get("/de/", Cookie="django_language=de").cache == "HIT"

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from blobs import imaging
@@ -57,7 +58,13 @@ class Publication(StoredBytesModel):
         null=True,
         blank=True,
         validators=[MinValueValidator(YEAR_MIN), MaxValueValidator(YEAR_MAX)],
-        help_text=f"Year of publication, {YEAR_MIN} to {YEAR_MAX}; empty when unknown.",
+        help_text=lazy(
+            lambda: (
+                gettext("Year of publication, %(min)s to %(max)s; empty when unknown.")
+                % {"min": YEAR_MIN, "max": YEAR_MAX}
+            ),
+            str,
+        )(),
     )
     description = models.TextField(blank=True, default="")
     cover_data = models.BinaryField(null=True, blank=True)

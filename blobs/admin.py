@@ -12,6 +12,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator, capfirst
+from django.utils.translation import gettext, gettext_lazy
 
 from blobs.backfill import backfill_thumbnails, remaining_count
 from blobs.models import blob_fields
@@ -36,9 +37,10 @@ def no_thumbnail(side: int = LIST_THUMBNAIL_SIDE):
     """A placeholder the size of a thumbnail, so rows without an image keep their height."""
     return format_html(
         '<span class="catalog-thumb catalog-thumb--empty" style="width:{}px;height:{}px"'
-        ' title="No image"></span>',
+        ' title="{}"></span>',
         side,
         side,
+        gettext("No image"),
     )
 
 
@@ -154,50 +156,51 @@ class ImageMetadataMixin(AdminAssetsMixin):
     it is, and a replaced image never shows a cached old picture.
     """
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def preview(self, image):
         """The thumbnail, as the API serves it, list-sized."""
         if image.pk is None:
             return self.get_empty_value_display()
         return thumbnail_img(image.get_thumbnail_url())
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def preview_large(self, image):
         """The thumbnail, as the API serves it, sized for a change page."""
         if image.pk is None:
             return self.get_empty_value_display()
         return thumbnail_img(image.get_thumbnail_url(), PREVIEW_SIDE)
 
-    @admin.display(description="Original")
+    @admin.display(description=gettext_lazy("Original"))
     def original_link(self, image):
         """A link to the stored bytes, in a new tab."""
         if image.pk is None:
             return self.get_empty_value_display()
         return format_html(
-            '<a href="{}" target="_blank" rel="noopener">Open</a>',
+            '<a href="{}" target="_blank" rel="noopener">{}</a>',
             image.get_data_url(),
+            gettext("Open"),
         )
 
-    @admin.display(description="Size", ordering="size")
+    @admin.display(description=gettext_lazy("Size"), ordering="size")
     def file_size(self, image):
         """The stored file size, human-readable."""
         return filesizeformat(image.size) if image.pk else self.get_empty_value_display()
 
-    @admin.display(description="Dimensions", ordering="width")
+    @admin.display(description=gettext_lazy("Dimensions"), ordering="width")
     def dimensions(self, image):
         """Width by height as displayed (after EXIF orientation)."""
         if image.pk is None:
             return self.get_empty_value_display()
         return f"{image.width} \N{MULTIPLICATION SIGN} {image.height}"
 
-    @admin.display(description="File", ordering="size")
+    @admin.display(description=gettext_lazy("File"), ordering="size")
     def file_summary(self, image):
         """Type, size and dimensions in one narrow column, so a changelist fits a laptop."""
         return format_html(
             "{}<br>{}<br>{}", image.content_type, self.file_size(image), self.dimensions(image)
         )
 
-    @admin.display(description="Thumbnail", boolean=True, ordering="thumbnail_sha256")
+    @admin.display(description=gettext_lazy("Thumbnail"), boolean=True, ordering="thumbnail_sha256")
     def thumbnail_status(self, image):
         """Whether a thumbnail is stored (unknown on a row not uploaded yet)."""
         return image.has_thumbnail if image.pk else None
@@ -223,7 +226,7 @@ class GenerateMissingThumbnailsMixin:
     actions = ["generate_missing_thumbnails"]
 
     @admin.action(
-        description="Generate missing thumbnails (all images without one)",
+        description=gettext_lazy("Generate missing thumbnails (all images without one)"),
         permissions=["change"],
     )
     def generate_missing_thumbnails(self, request, queryset):
@@ -239,9 +242,11 @@ class GenerateMissingThumbnailsMixin:
         if remaining:
             self.message_user(
                 request,
-                f"{remaining} image(s) still need a thumbnail: run the action again (each run "
-                f"works for {settings.FRUITCATALOG_BACKFILL_SECONDS} s), or run "
-                "`manage.py backfill_thumbnails`.",
+                gettext(
+                    "%(remaining)d image(s) still need a thumbnail: run the action again (each "
+                    "run works for %(seconds)s s), or run `manage.py backfill_thumbnails`."
+                )
+                % {"remaining": remaining, "seconds": settings.FRUITCATALOG_BACKFILL_SECONDS},
                 messages.WARNING,
             )
         if result.failed:
@@ -249,18 +254,22 @@ class GenerateMissingThumbnailsMixin:
             more = "…" if len(result.failed_ids) > 20 else ""
             self.message_user(
                 request,
-                f"Generated {result.generated} missing thumbnail(s); {result.failed} image(s) "
-                f"could not be decoded and were left as they are (ids {ids}{more}).",
+                gettext(
+                    "Generated %(generated)d missing thumbnail(s); %(failed)d image(s) could not "
+                    "be decoded and were left as they are (ids %(ids)s)."
+                )
+                % {"generated": result.generated, "failed": result.failed, "ids": ids + more},
                 messages.WARNING,
             )
         elif result.generated:
             self.message_user(
                 request,
-                f"Generated {result.generated} missing thumbnail(s); 0 failed.",
+                gettext("Generated %(generated)d missing thumbnail(s); 0 failed.")
+                % {"generated": result.generated},
                 messages.SUCCESS,
             )
         else:
-            self.message_user(request, "No image was missing a thumbnail.", messages.INFO)
+            self.message_user(request, gettext("No image was missing a thumbnail."), messages.INFO)
 
 
 class MissingDetailsFilter(admin.SimpleListFilter):
@@ -271,14 +280,14 @@ class MissingDetailsFilter(admin.SimpleListFilter):
     until a curator names one.
     """
 
-    title = "details"
+    title = gettext_lazy("details")
     parameter_name = "missing"
 
     def lookups(self, request, model_admin):
         return [
-            ("alt_text", "Without alt text"),
-            ("license", "Without a licence"),
-            ("creator", "Without the creator their licence requires"),
+            ("alt_text", gettext("Without alt text")),
+            ("license", gettext("Without a licence")),
+            ("creator", gettext("Without the creator their licence requires")),
         ]
 
     def queryset(self, request, queryset):
@@ -325,7 +334,7 @@ class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
     def get_queryset(self, request):
         return super().get_queryset(request).without_blobs()
 
-    @admin.display(description="Image")
+    @admin.display(description=gettext_lazy("Image"))
     def image_summary(self, image):
         """The preview, the file's type, size and dimensions, links to the bytes and to the
         image's page (role, source), the source, and a warning when the licence requires a
@@ -335,26 +344,31 @@ class ThumbnailedImageInline(ImageMetadataMixin, admin.TabularInline):
         opts = self.opts
         details_url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[image.pk])
         source = (
-            format_html("<br>Source: {}", Truncator(image.source).chars(60)) if image.source else ""
+            format_html("<br>{} {}", gettext("Source:"), Truncator(image.source).chars(60))
+            if image.source
+            else ""
         )
         missing = (
             format_html(
-                "<br><strong>No creator: {} requires one.</strong>",
-                image.get_license_display(),
+                "<br><strong>{}</strong>",
+                gettext("No creator: %(license)s requires one.")
+                % {"license": image.get_license_display()},
             )
             if image.license in ATTRIBUTION_LICENSES and not image.creator
             else ""
         )
         return format_html(
             "{}<br><small>{} · {} · {}<br>"
-            '<a href="{}" target="_blank" rel="noopener">Open</a> · '
-            '<a href="{}">Role, source</a>{}{}</small>',
+            '<a href="{}" target="_blank" rel="noopener">{}</a> · '
+            '<a href="{}">{}</a>{}{}</small>',
             thumbnail_img(image.get_thumbnail_url(), PREVIEW_SIDE),
             image.content_type,
             self.file_size(image),
             self.dimensions(image),
             image.get_data_url(),
+            gettext("Open"),
             details_url,
+            gettext("Role, source"),
             source,
             missing,
         )

@@ -12,6 +12,7 @@ from functools import cache
 from django.conf import settings
 from django.db import models
 from django.db.models import Case, F, Q, When
+from django.utils.translation import gettext_lazy
 
 from blobs import imaging
 from blobs.content_types import JPEG, detect_content_type
@@ -294,17 +295,20 @@ class ThumbnailedImage(StoredBytesModel):
         max_length=ALT_TEXT_MAX,
         blank=True,
         default="",
-        help_text="What the image shows, for people who cannot see it.",
+        help_text=gettext_lazy("What the image shows, for people who cannot see it."),
     )
     role = models.CharField(max_length=16, choices=ImageRole.choices, default=ImageRole.FRUIT)
     creator = models.CharField(
-        max_length=CREATOR_MAX, blank=True, default="", help_text="Who made the photo or drawing."
+        max_length=CREATOR_MAX,
+        blank=True,
+        default="",
+        help_text=gettext_lazy("Who made the photo or drawing."),
     )
     source = models.CharField(
         max_length=SOURCE_MAX,
         blank=True,
         default="",
-        help_text="Where it comes from: a book and plate, an archive, a URL.",
+        help_text=gettext_lazy("Where it comes from: a book and plate, an archive, a URL."),
     )
     license = models.CharField(max_length=32, choices=License.choices, blank=True, default="")
 

@@ -18,6 +18,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from blobs.admin import (
     IMAGE_DETAIL_FIELDS,
@@ -144,7 +145,9 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
     # Searching goes through `get_search_results` (the folded search column); the admin needs a
     # non-empty `search_fields` to show the search box and to serve autocomplete widgets.
     search_fields = ["name"]
-    search_help_text = "Name, synonym or catalog number; case and accents are ignored."
+    search_help_text = gettext_lazy(
+        "Name, synonym or catalog number; case and accents are ignored."
+    )
     list_per_page = 100
     # The unfiltered total is a second COUNT(*) over the whole table on every filtered page.
     show_full_result_count = False
@@ -187,7 +190,7 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Import fruits",
+            "title": gettext("Import fruits"),
             "form": ImportForm(),
             "report": None,
         }
@@ -196,14 +199,20 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
             data = cache.get(IMPORT_CACHE_KEY.format(token=token)) if token.isalnum() else None
             if data is None:
                 self.message_user(
-                    request, "The checked file is no longer kept: choose it again.", messages.ERROR
+                    request,
+                    gettext("The checked file is no longer kept: choose it again."),
+                    messages.ERROR,
                 )
                 return redirect("admin:catalog_fruit_import")
             name = cache.get(IMPORT_CACHE_KEY.format(token=token) + ":name", "")
             report = import_fruits(data, dry_run=False, file_name=name)
             if report.ok:
                 cache.delete(IMPORT_CACHE_KEY.format(token=token))
-                self.message_user(request, f"Imported: {report.summary()}.", messages.SUCCESS)
+                self.message_user(
+                    request,
+                    gettext("Imported: %(summary)s.") % {"summary": report.summary()},
+                    messages.SUCCESS,
+                )
                 return redirect("admin:catalog_fruit_changelist")
             context |= preview_context(report, token)
         elif request.method == "POST":
@@ -221,7 +230,9 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
                 context["form"] = form
         return TemplateResponse(request, "admin/catalog/fruit/import.html", context)
 
-    @admin.action(description="Export the selected fruits as CSV", permissions=["view"])
+    @admin.action(
+        description=gettext_lazy("Export the selected fruits as CSV"), permissions=["view"]
+    )
     def export_csv(self, request, queryset):
         """The selection as the API's CSV export writes it (imports back unchanged)."""
         selected = Fruit.objects.filter(pk__in=queryset.values("pk"))
@@ -232,7 +243,7 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         return response
 
     @admin.action(
-        description="Link relations given by name to fruits of the catalog",
+        description=gettext_lazy("Link relations given by name to fruits of the catalog"),
         permissions=["change"],
     )
     def link_relations_by_name(self, request, queryset):
@@ -241,7 +252,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         report = relations_link_by_name(fruits=Fruit.objects.filter(pk__in=queryset.values("pk")))
         self.message_user(
             request,
-            f"Linked {report.linked} relation(s) given by name to fruits of the catalog.",
+            gettext("Linked %(count)d relation(s) given by name to fruits of the catalog.")
+            % {"count": report.linked},
             messages.SUCCESS if report.linked else messages.INFO,
         )
         if report.ambiguous:
@@ -249,8 +261,10 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
             more = "…" if len(report.ambiguous) > 20 else ""
             self.message_user(
                 request,
-                f"Left by name, as several fruits hold the name (link them by hand): "
-                f"{names}{more}.",
+                gettext(
+                    "Left by name, as several fruits hold the name (link them by hand): %(names)s."
+                )
+                % {"names": names + more},
                 messages.WARNING,
             )
         if report.loops:
@@ -258,14 +272,18 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
             more = "…" if len(report.loops) > 20 else ""
             self.message_user(
                 request,
-                f"Left by name, as linking would make a fruit its own ancestor: {loops}{more}.",
+                gettext("Left by name, as linking would make a fruit its own ancestor: %(loops)s.")
+                % {"loops": loops + more},
                 messages.WARNING,
             )
         if report.duplicates or report.unknown:
             self.message_user(
                 request,
-                f"Also left by name: {report.unknown} whose name no other fruit holds, "
-                f"{report.duplicates} whose fruit already has that relation to the named fruit.",
+                gettext(
+                    "Also left by name: %(unknown)d whose name no other fruit holds, "
+                    "%(duplicates)d whose fruit already has that relation to the named fruit."
+                )
+                % {"unknown": report.unknown, "duplicates": report.duplicates},
                 messages.INFO,
             )
 
@@ -273,18 +291,18 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         """Match the folded search column, as the API does: one `LIKE`, no join, no duplicates."""
         return queryset.search(search_term), False
 
-    @admin.display(description="Image")
+    @admin.display(description=gettext_lazy("Image"))
     def thumbnail(self, fruit):
         """The thumbnail of the fruit's card image (chosen, else the oldest), versioned."""
         card = fruit.card_thumbnail
         return no_thumbnail() if card is None else thumbnail_img(card.url)
 
-    @admin.display(description="Synonyms")
+    @admin.display(description=gettext_lazy("Synonyms"))
     def name_list(self, fruit):
         """The other names' texts in their order (from the list query)."""
         return ", ".join(name["name"] for name in fruit.name_list)
 
-    @admin.display(description="Images")
+    @admin.display(description=gettext_lazy("Images"))
     def image_count(self, fruit):
         """How many images the fruit has (from the annotation)."""
         return getattr(fruit, "image_count", None)
@@ -318,7 +336,8 @@ class FruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin):
         if skipped:
             self.message_user(
                 request,
-                f"Skipped {len(skipped)} file(s) the fruit already had: {', '.join(skipped)}.",
+                gettext("Skipped %(count)d file(s) the fruit already had: %(names)s.")
+                % {"count": len(skipped), "names": ", ".join(skipped)},
                 messages.WARNING,
             )
 
@@ -338,7 +357,9 @@ class FruitImageAdmin(
     list_select_related = ["fruit"]
     list_filter = [MissingDetailsFilter, "license", "role", ThumbnailListFilter, "content_type"]
     search_fields = ["fruit__name"]
-    search_help_text = "Name, synonym or catalog number of the fruit; case and accents are ignored."
+    search_help_text = gettext_lazy(
+        "Name, synonym or catalog number of the fruit; case and accents are ignored."
+    )
     autocomplete_fields = ["fruit"]
     list_per_page = 100
     show_full_result_count = False
@@ -348,7 +369,7 @@ class FruitImageAdmin(
     def get_queryset(self, request):
         return super().get_queryset(request).without_blobs()
 
-    @admin.display(description="Fruit", ordering="fruit")
+    @admin.display(description=pgettext_lazy("variety", "Fruit"), ordering="fruit")
     def fruit_link(self, image):
         """The image's fruit, linked to its change page."""
         url = reverse("admin:catalog_fruit_change", args=[image.fruit_id])

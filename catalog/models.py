@@ -210,7 +210,7 @@ class Fruit(AnnouncedDeletes):
         blank=True,
         unique=True,
         validators=[MinValueValidator(1), MaxValueValidator(CATALOG_NUMBER_MAX)],
-        help_text=(
+        help_text=_(
             "Assigned when left empty: one more than any number assigned so far or held now "
             "(a deleted fruit's number is never given to another)."
         ),
@@ -504,8 +504,8 @@ class ImportBatch(models.Model):
 
     class Meta:
         ordering = ["-pk"]
-        verbose_name = "import"
-        verbose_name_plural = "imports"
+        verbose_name = _("import")
+        verbose_name_plural = _("imports")
 
     def __str__(self):
         return f"Import {self.pk} ({self.file_name or 'no file name'})"
@@ -582,7 +582,7 @@ class FruitName(AnnouncedDeletes):
     position = models.PositiveIntegerField(default=0)
     kind = models.CharField(max_length=16, choices=NameKind.choices, default=NameKind.SYNONYM)
     language = models.CharField(
-        max_length=2, blank=True, default="", help_text="ISO 639-1 code, e.g. de; empty if any."
+        max_length=2, blank=True, default="", help_text=_("ISO 639-1 code, e.g. de; empty if any.")
     )
     note = models.TextField(blank=True, default="", max_length=NAME_NOTE_MAX)
 
@@ -592,7 +592,7 @@ class FruitName(AnnouncedDeletes):
         ordering = ["position", "pk"]
         # What the admin's pages, history messages and permission names call a row, as curators
         # know it.
-        verbose_name = "fruit synonym"
+        verbose_name = _("fruit synonym")
         constraints = [
             models.UniqueConstraint(
                 fields=["fruit", "name_key"], name="fruitname_unique_name_key_per_fruit"
@@ -676,10 +676,10 @@ class FruitRelation(AnnouncedDeletes):
         null=True,
         blank=True,
         related_name="related_relations",
-        help_text="The related fruit, when it is in the catalog.",
+        help_text=_("The related fruit, when it is in the catalog."),
     )
     name = models.CharField(
-        max_length=200, help_text="Its name (the fruit's own when it is in the catalog)."
+        max_length=200, help_text=_("Its name (the fruit's own when it is in the catalog).")
     )
     # The name's `name_key`: a relation given by name finds the fruit of that name by it, once
     # the catalog has one (`catalog.services.relations_link_by_name`).

@@ -20,11 +20,10 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.text import capfirst
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from catalog.models import Fruit, ImportBatch
-from history.display import LABELS, VIA, Reader
-from history.models import Action
+from history.display import LABELS, VIA, Reader, action_label
 from history.services import (
     REVERTED,
     CatalogNumberHeld,
@@ -104,14 +103,18 @@ class VersionsAdminMixin:
         name = str(obj) if obj is not None else self.name_in(versions[-1].state)
         context = self._context(
             request,
-            f"History: {name}" + ("" if obj is not None else " (deleted)"),
+            (
+                gettext("History: %(name)s") % {"name": name}
+                if obj is not None
+                else gettext("History: %(name)s (deleted)") % {"name": name}
+            ),
             object=obj,
             object_name=name,
             rows=[
                 {
                     "version": version,
                     "via": VIA.get(version.via, version.via),
-                    "action": _label(Action, version.action),
+                    "action": action_label(version.action),
                     "batch": batches.get(version.batch),
                     "batch_url": self._batch_url(version.batch),
                     "differences": reader.differences(version.changes),
@@ -201,10 +204,11 @@ class FruitVersionsMixin(VersionsAdminMixin):
                 status, refused = 409, True
             else:
                 self.message_user(
-                    request, f"“{fruit}” was reverted to the chosen version.", messages.SUCCESS
+                    request,
+                    gettext("“%(fruit)s” was reverted to the chosen version.") % {"fruit": fruit},
+                    messages.SUCCESS,
                 )
-                for text in missing:
-                    self.message_user(request, f"Not restored as it was: {text}.", messages.WARNING)
+                _not_restored(self, request, missing)
                 return redirect(f"{self.admin_site.name}:catalog_fruit_change", fruit_id)
         try:
             preview = fruit_revert_preview(fruit_id=fruit_id, version_id=version_id)
@@ -214,12 +218,12 @@ class FruitVersionsMixin(VersionsAdminMixin):
         reader = Reader(_sides(preview.changes))
         context = self._context(
             request,
-            f"Revert “{fruit}” to this version?",
+            gettext("Revert “%(fruit)s” to this version?") % {"fruit": fruit},
             object=fruit,
             preview=preview,
-            action=_label(Action, preview.version.action),
+            action=action_label(preview.version.action),
             refusal=(
-                _refusal(preview.refused, "This revert would be refused")
+                _refusal(preview.refused, gettext("This revert would be refused"))
                 if preview.refused and not refused
                 else ""
             ),
@@ -264,7 +268,8 @@ class FruitVersionsMixin(VersionsAdminMixin):
             except VersionNotFound:
                 self.message_user(
                     request,
-                    f"Fruit {fruit_id} is not a deleted fruit (or was recovered already).",
+                    gettext("Fruit %(id)s is not a deleted fruit (or was recovered already).")
+                    % {"id": fruit_id},
                     messages.ERROR,
                 )
                 return redirect(f"{self.admin_site.name}:catalog_fruit_deleted")
@@ -272,9 +277,12 @@ class FruitVersionsMixin(VersionsAdminMixin):
                 self.message_user(request, _refusal(refusal), messages.ERROR)
                 status = 409
             else:
-                self.message_user(request, f"“{fruit}” was recovered.", messages.SUCCESS)
-                for text in missing:
-                    self.message_user(request, f"Not restored as it was: {text}.", messages.WARNING)
+                self.message_user(
+                    request,
+                    gettext("“%(fruit)s” was recovered.") % {"fruit": fruit},
+                    messages.SUCCESS,
+                )
+                _not_restored(self, request, missing)
                 return redirect(f"{self.admin_site.name}:catalog_fruit_change", fruit.pk)
         if not deleted_fruits().filter(id=fruit_id).exists():
             raise Http404  # never deleted, recovered already or purged
@@ -282,7 +290,7 @@ class FruitVersionsMixin(VersionsAdminMixin):
         state = deletion.state
         context = self._context(
             request,
-            f"Recover “{state.get('name')}”?",
+            gettext("Recover “%(name)s”?") % {"name": state.get("name")},
             deletion=deletion,
             via=VIA.get(deletion.via, deletion.via),
             parts=Reader([state]).parts(state),
@@ -302,17 +310,23 @@ class PublicationVersionsMixin(VersionsAdminMixin):
         return state.get("title") or ""
 
 
-def _label(choices, value: str) -> str:
-    return str(choices(value).label) if value in choices.values else value
-
-
-def _refusal(refusal: ValidationError, outcome: str = "Refused, nothing changed") -> str:
-    if isinstance(refusal, CatalogNumberHeld):
-        return (
-            f"{outcome}: catalog number {refusal.catalog_number} is fruit "
-            f"{refusal.holder_id}'s now. Give that fruit another number first."
+def _not_restored(model_admin, request, missing) -> None:
+    """A warning for each part a revert or recovery could not restore as it was."""
+    for text in missing:
+        model_admin.message_user(
+            request, gettext("Not restored as it was: %(text)s.") % {"text": text}, messages.WARNING
         )
-    return f"{outcome}: {' '.join(refusal.messages)}"
+
+
+def _refusal(
+    refusal: ValidationError, outcome: str = gettext_lazy("Refused, nothing changed")
+) -> str:
+    if isinstance(refusal, CatalogNumberHeld):
+        return gettext(
+            "%(outcome)s: catalog number %(number)s is fruit %(holder)s's now. "
+            "Give that fruit another number first."
+        ) % {"outcome": outcome, "number": refusal.catalog_number, "holder": refusal.holder_id}
+    return gettext("%(outcome)s: %(why)s") % {"outcome": outcome, "why": " ".join(refusal.messages)}
 
 
 def register_with(model, mixin) -> None:

@@ -14,9 +14,10 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext, gettext_lazy
 
 from catalog.models import ImportBatch
-from history.display import VIA, Reader
+from history.display import VIA, Reader, action_label
 from history.undo import AlreadyUndone, UndoConflict, import_undo, undo_plan
 
 # Fruits the preview names in each of its sections: an import may have 10,000 rows; the undo
@@ -70,44 +71,49 @@ class ImportBatchAdmin(admin.ModelAdmin):
         ]
 
     def changelist_view(self, request, extra_context=None):
-        return super().changelist_view(request, {"title": "Imports", **(extra_context or {})})
+        return super().changelist_view(
+            request, {"title": gettext("Imports"), **(extra_context or {})}
+        )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         context = {"can_undo": self.can_undo(request), **(extra_context or {})}
         return super().change_view(request, object_id, form_url, context)
 
-    @admin.display(description="When", ordering="created_at")
+    @admin.display(description=gettext_lazy("When"), ordering="created_at")
     def when(self, batch):
         return batch.created_at
 
-    @admin.display(description="By", ordering="user__username")
+    @admin.display(description=gettext_lazy("By"), ordering="user__username")
     def who(self, batch):
-        return batch.user.get_username() if batch.user else "no user"
+        return batch.user.get_username() if batch.user else gettext("no user")
 
-    @admin.display(description="File", ordering="file_name")
+    @admin.display(description=gettext_lazy("File"), ordering="file_name")
     def file(self, batch):
         return batch.file_name or None
 
-    @admin.display(description="New fruits", ordering="created_count")
+    @admin.display(description=gettext_lazy("New fruits"), ordering="created_count")
     def new(self, batch):
         return batch.created_count
 
-    @admin.display(description="Changed fruits", ordering="changed_count")
+    @admin.display(description=gettext_lazy("Changed fruits"), ordering="changed_count")
     def changed(self, batch):
         return batch.changed_count
 
-    @admin.display(description="Undone", ordering="undone_at")
+    @admin.display(description=gettext_lazy("Undone"), ordering="undone_at")
     def undone(self, batch):
         return batch.undone_at
 
-    @admin.display(description="Undo")
+    @admin.display(description=gettext_lazy("Undo"))
     def undo(self, batch):
         """A link to the undo's preview, for an import not undone yet."""
         if batch.undone_at is not None:
             return "—"
         url = reverse(f"{self.admin_site.name}:catalog_importbatch_undo", args=[batch.pk])
         return format_html(
-            '<a class="button" href="{}" aria-label="Undo import {}…">Undo…</a>', url, batch.pk
+            '<a class="button" href="{}" aria-label="{}">{}</a>',
+            url,
+            gettext("Undo import %(id)s…") % {"id": batch.pk},
+            gettext("Undo…"),
         )
 
     def undo_view(self, request, batch_id):
@@ -122,14 +128,19 @@ class ImportBatchAdmin(admin.ModelAdmin):
             except ImportBatch.DoesNotExist:
                 raise Http404 from None
             except AlreadyUndone:
-                self.message_user(request, f"Import {batch_id} was undone already.", messages.ERROR)
+                self.message_user(
+                    request,
+                    gettext("Import %(id)s was undone already.") % {"id": batch_id},
+                    messages.ERROR,
+                )
                 return redirect(f"{self.admin_site.name}:catalog_importbatch_changelist")
             except UndoConflict as conflict:
                 status = 409
-                refusal = (
-                    f"Nothing was undone: {len(conflict.fruit_ids)} fruit(s) were changed since "
-                    "the import. Tick the box below to undo the rest and leave those as they are."
-                )
+                count = len(conflict.fruit_ids)
+                refusal = gettext(
+                    "Nothing was undone: %(count)d fruit(s) were changed since the import. Tick "
+                    "the box below to undo the rest and leave those as they are."
+                ) % {"count": count}
             else:
                 self._report(request, batch_id, report)
                 return redirect(f"{self.admin_site.name}:catalog_importbatch_changelist")
@@ -146,7 +157,7 @@ class ImportBatchAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"Undo import {plan.batch.pk}?",
+            "title": gettext("Undo import %(id)s?") % {"id": plan.batch.pk},
             "subtitle": None,
             "batch": plan.batch,
             "refusal": refusal,
@@ -169,21 +180,29 @@ class ImportBatchAdmin(admin.ModelAdmin):
     def _report(self, request, batch_id: int, report) -> None:
         self.message_user(
             request,
-            f"Import {batch_id} was undone: {len(report.deleted)} fruit(s) it created deleted "
-            f"(they can be recovered from the deleted fruits), {len(report.reverted)} put back "
-            "as they were before it.",
+            gettext(
+                "Import %(id)s was undone: %(deleted)d fruit(s) it created deleted (they can be "
+                "recovered from the deleted fruits), %(reverted)d put back as they were before it."
+            )
+            % {"id": batch_id, "deleted": len(report.deleted), "reverted": len(report.reverted)},
             messages.SUCCESS,
         )
         if report.left:
+            ids = ", ".join(str(pk) for pk in report.left[:50]) + (
+                "…" if len(report.left) > 50 else ""
+            )
             self.message_user(
                 request,
-                f"Left as they are, changed since the import: {len(report.left)} fruit(s) "
-                f"({', '.join(str(pk) for pk in report.left[:50])}"
-                f"{'…' if len(report.left) > 50 else ''}).",
+                gettext("Left as they are, changed since the import: %(count)d fruit(s) (%(ids)s).")
+                % {"count": len(report.left), "ids": ids},
                 messages.WARNING,
             )
         for text in report.not_restored[:50]:
-            self.message_user(request, f"Not restored as it was: {text}.", messages.WARNING)
+            self.message_user(
+                request,
+                gettext("Not restored as it was: %(text)s.") % {"text": text},
+                messages.WARNING,
+            )
 
 
 def _section(items: list, *, total: int | None = None) -> dict:
@@ -194,8 +213,8 @@ def _section(items: list, *, total: int | None = None) -> dict:
 
 # Why a fruit is left as it is when no later version says it (`FruitUndo.conflict`).
 WHY = {
-    "a publication cites it": "A publication cites it: it cannot be deleted.",
-    "its state before the import was never recorded": (
+    "a publication cites it": gettext_lazy("A publication cites it: it cannot be deleted."),
+    "its state before the import was never recorded": gettext_lazy(
         "Its state before the import was never recorded: its history starts with the import."
     ),
 }
@@ -208,5 +227,6 @@ def _conflict(item) -> dict:
         "item": item,
         "why": WHY.get(item.conflict, item.conflict) if later is None else "",
         "later": later,
+        "action": action_label(later.action) if later is not None else "",
         "via": VIA.get(later.via, later.via) if later is not None else "",
     }

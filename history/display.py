@@ -9,28 +9,29 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.template.defaultfilters import filesizeformat
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from blobs.rights import ImageRole, License
 from catalog.models import Fruit, FruitType, NameKind, RelationKind
+from history.models import Action
 from identification.models import Characteristic, CharacteristicState
 from publications.models import Publication
 
 LABELS = {
-    "catalog_number": "Catalog number",
-    "name": "Name",
-    "type": "Type",
-    "names": "Other names",
-    "relations": "Relations",
-    "characteristics": "Characteristic values",
-    "images": "Images",
-    "card_image_id": "Card image",
-    "title": "Title",
-    "authors": "Authors",
-    "year": "Year",
-    "description": "Description",
-    "cover_sha256": "Cover",
-    "citations": "Linked fruits",
+    "catalog_number": gettext_lazy("Catalog number"),
+    "name": gettext_lazy("Name"),
+    "type": gettext_lazy("Type"),
+    "names": gettext_lazy("Other names"),
+    "relations": gettext_lazy("Relations"),
+    "characteristics": gettext_lazy("Characteristic values"),
+    "images": gettext_lazy("Images"),
+    "card_image_id": gettext_lazy("Card image"),
+    "title": gettext_lazy("Title"),
+    "authors": gettext_lazy("Authors"),
+    "year": gettext_lazy("Year"),
+    "description": gettext_lazy("Description"),
+    "cover_sha256": gettext_lazy("Cover"),
+    "citations": gettext_lazy("Linked fruits"),
 }
 LISTS = {"names", "relations", "characteristics", "images", "citations"}
 NONE = "—"
@@ -156,7 +157,7 @@ class Reader:
         if key == "type":
             return _choice(FruitType, value)
         if key == "card_image_id":
-            return f"image {value}"
+            return gettext("image %(id)s") % {"id": value}
         if key == "cover_sha256":
             return f"SHA-256 {value[:12]}…"
         return str(value)
@@ -169,38 +170,53 @@ class Reader:
             )
             return _joined(f"{item['name']} ({details})", item["note"])
         if key == "relations":
-            target = f"fruit {item['other_id']}" if item["other_id"] is not None else "by name only"
+            target = (
+                gettext("fruit %(id)s") % {"id": item["other_id"]}
+                if item["other_id"] is not None
+                else gettext("by name only")
+            )
             text = f"{_choice(RelationKind, item['kind'])}: {item['name']} ({target})"
             return _joined(text, item["note"])
         if key == "characteristics":
             char = self.characteristics.get(item["characteristic_id"], item["code"])
-            states = ", ".join(self.states.get(pk, f"state {pk}") for pk in item["state_ids"])
+            states = ", ".join(
+                self.states.get(pk, gettext("state %(id)s") % {"id": pk})
+                for pk in item["state_ids"]
+            )
             text = f"{char} ({item['code']}): {states or NONE}"
             source = item["source_publication_id"]
             if source is not None:
-                title = self.publications.get(source, f"publication {source}")
-                text += f"; source: {title}" + (f", pp. {item['pages']}" if item["pages"] else "")
+                title = self.publications.get(
+                    source, gettext("publication %(id)s") % {"id": source}
+                )
+                text += gettext("; source: %(title)s") % {"title": title}
+                if item["pages"]:
+                    text += gettext(", pp. %(pages)s") % {"pages": item["pages"]}
             return _joined(text, item["note"])
         if key == "images":
             details = [
                 filesizeformat(item["size"]),
                 _choice(ImageRole, item["role"]),
-                _choice(License, item["license"]) if item["license"] else "no licence",
+                _choice(License, item["license"]) if item["license"] else gettext("no licence"),
             ]
             if item["creator"]:
-                details.append(f"by {item['creator']}")
-            text = f"image {item['id']} ({', '.join(details)}; SHA-256 {item['sha256'][:12]}…)"
-            return _joined(text, f"alt text: {item['alt_text']}" if item["alt_text"] else "")
+                details.append(gettext("by %(creator)s") % {"creator": item["creator"]})
+            image = gettext("image %(id)s") % {"id": item["id"]}
+            text = f"{image} ({', '.join(details)}; SHA-256 {item['sha256'][:12]}…)"
+            alt = gettext("alt text: %(text)s") % {"text": item["alt_text"]}
+            return _joined(text, alt if item["alt_text"] else "")
         if key == "citations":
-            fruit = self.fruits.get(item["fruit_id"], "a deleted fruit")
+            fruit = self.fruits.get(item["fruit_id"], gettext("a deleted fruit"))
             details = [
-                f"pp. {item['pages']}" if item["pages"] else "",
-                f"plate {item['plate']}" if item["plate"] else "",
-                f"as “{item['name_in_source']}”" if item["name_in_source"] else "",
-                "first description" if item["is_first_description"] else "",
-                "with a PDF" if item["description_sha256"] else "",
+                gettext("pp. %(pages)s") % {"pages": item["pages"]} if item["pages"] else "",
+                gettext("plate %(plate)s") % {"plate": item["plate"]} if item["plate"] else "",
+                gettext("as “%(name)s”") % {"name": item["name_in_source"]}
+                if item["name_in_source"]
+                else "",
+                gettext("first description") if item["is_first_description"] else "",
+                gettext("with a PDF") if item["description_sha256"] else "",
             ]
-            text = f"{fruit} (fruit {item['fruit_id']})"
+            text = f"{fruit} ({gettext('fruit %(id)s') % {'id': item['fruit_id']}})"
             return ", ".join([text, *(detail for detail in details if detail)])
         return str(item)
 
@@ -222,6 +238,11 @@ def _position(key: str) -> int:
 
 def _label(key: str) -> str:
     return LABELS.get(key, key.replace("_", " ").capitalize())
+
+
+def action_label(action: str) -> str:
+    """What a version did, as the admin names it ("Changed")."""
+    return _choice(Action, action)
 
 
 def _choice(choices, value) -> str:

@@ -11,6 +11,7 @@ import uuid
 
 import simple_history
 from django.db import models
+from django.utils.translation import gettext_lazy
 from simple_history.models import HistoricalRecords
 
 from catalog.models import Fruit, FruitImage, FruitName, FruitRelation
@@ -36,11 +37,11 @@ class Via(models.TextChoices):
 class Action(models.TextChoices):
     """What a version did to its object."""
 
-    CREATED = "created"
-    CHANGED = "changed"
-    DELETED = "deleted"
-    RESTORED = "restored"
-    REVERTED = "reverted"
+    CREATED = "created", gettext_lazy("Created")
+    CHANGED = "changed", gettext_lazy("Changed")
+    DELETED = "deleted", gettext_lazy("Deleted")
+    RESTORED = "restored", gettext_lazy("Restored")
+    REVERTED = "reverted", gettext_lazy("Reverted")
 
 
 class PurgedFruit(models.Model):

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext, gettext_lazy
 
 from blobs.admin import AdminAssetsMixin
 from catalog.admin import FruitAdmin
@@ -57,7 +58,7 @@ class CharacteristicAdmin(AdminAssetsMixin, admin.ModelAdmin):
     fields = ["code", "name", "name_de", "types", "scale", "reliability", "position", "reference"]
     search_fields = ["code", "name", "name_de", "reference"]
 
-    @admin.display(description="Fruit types")
+    @admin.display(description=gettext_lazy("Fruit types"))
     def type_labels(self, characteristic):
         return ", ".join(str(FruitType(value).label) for value in characteristic.type_list)
 
@@ -98,11 +99,15 @@ class FruitCharacteristicInline(admin.TabularInline):
 
 
 class CharacteristicsDescribedFilter(admin.SimpleListFilter):
-    title = "characteristics described"
+    title = gettext_lazy("characteristics described")
     parameter_name = "described"
 
     def lookups(self, request, model_admin):
-        return [("none", "None"), ("few", f"Fewer than {FEW}"), ("enough", f"{FEW} or more")]
+        return [
+            ("none", gettext("None")),
+            ("few", gettext("Fewer than %(few)d") % {"few": FEW}),
+            ("enough", gettext("%(few)d or more") % {"few": FEW}),
+        ]
 
     def queryset(self, request, queryset):
         if self.value() not in {"none", "few", "enough"}:

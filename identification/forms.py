@@ -3,6 +3,7 @@
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy
 
 from catalog.models import FruitType
 from core.db.ids import parse_id
@@ -15,9 +16,9 @@ from publications.models import Publication
 class CharacteristicAdminForm(forms.ModelForm):
     types = forms.MultipleChoiceField(
         choices=FruitType.choices,
-        label="Fruit types",
+        label=gettext_lazy("Fruit types"),
         widget=forms.CheckboxSelectMultiple,
-        help_text="The fruit types it applies to.",
+        help_text=gettext_lazy("The fruit types it applies to."),
     )
 
     class Meta:
@@ -47,13 +48,13 @@ class NamedHiddenInput(forms.HiddenInput):
 
 
 # The source offers the publications that link the fruit: none at all is the usual surprise.
-SOURCE_HELP = (
+SOURCE_HELP = gettext_lazy(
     "One of the publications that describe this fruit. A publication is offered here once it "
     "links the fruit: add the fruit to its linked fruits on the publication's page. Pages need a "
     "source; a note does not."
 )
-NO_SOURCE_LABEL = "— no publication linked —"
-NO_SOURCE_HELP = (
+NO_SOURCE_LABEL = gettext_lazy("— no publication linked —")
+NO_SOURCE_HELP = gettext_lazy(
     "No publication links this fruit yet, so there is no source to choose: add the fruit to a "
     "publication's linked fruits (Publications, the publication's page), then choose it here. "
     "Pages need a source; a note does not."
@@ -67,11 +68,16 @@ class FruitCharacteristicForm(forms.ModelForm):
     (no query per row); the formset stores the rows through the service. Pages given or changed
     without a source are refused; a row stored so before keeps them until they are changed."""
 
-    question = forms.IntegerField(min_value=1, label="Characteristic")
+    question = forms.IntegerField(min_value=1, label=gettext_lazy("Characteristic"))
     values = forms.TypedMultipleChoiceField(
-        coerce=int, required=False, widget=forms.CheckboxSelectMultiple, label="States"
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=gettext_lazy("States"),
     )
-    source = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, label="Source")
+    source = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, label=gettext_lazy("Source")
+    )
 
     class Meta:
         model = FruitCharacteristic

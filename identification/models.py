@@ -93,14 +93,14 @@ class Characteristic(AnnouncedDeletes):
     fruit_types = models.CharField(
         max_length=200,
         editable=False,
-        help_text="The fruit types it applies to, stored as `,apple,pear,`.",
+        help_text=_("The fruit types it applies to, stored as `,apple,pear,`."),
     )
     scale = models.CharField(max_length=8, choices=Scale.choices, default=Scale.ORDINAL)
     reliability = models.CharField(
         max_length=8, choices=Reliability.choices, default=Reliability.MEDIUM
     )
     position = models.PositiveIntegerField(
-        default=0, help_text="Questions are first asked in this order (ties by id)."
+        default=0, help_text=_("Questions are first asked in this order (ties by id).")
     )
     reference = models.CharField(max_length=200, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
@@ -170,7 +170,7 @@ class CharacteristicState(AnnouncedDeletes):
         null=True,
         blank=True,
         related_name="+",
-        help_text="A fruit image that shows the state.",
+        help_text=_("A fruit image that shows the state."),
     )
 
     objects = CharacteristicStateQuerySet.as_manager()

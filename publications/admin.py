@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from blobs.admin import (
     IMAGE_DETAIL_FIELDS,
@@ -120,12 +121,12 @@ class PublicationFruitInline(AdminAssetsMixin, admin.TabularInline):
             )
         )
 
-    @admin.display(description="PDF")
+    @admin.display(description=gettext_lazy("PDF"))
     def description(self, link):
         """The stored PDF, to download."""
         return pdf_link(link)
 
-    @admin.display(description="Images")
+    @admin.display(description=gettext_lazy("Images"))
     def image_previews(self, link):
         """Small previews of the link's images (from the prefetch) and a link to manage them.
 
@@ -167,11 +168,11 @@ class PublicationChangeList(ChangeList):
 class HasCoverFilter(admin.SimpleListFilter):
     """Publications with or without a cover."""
 
-    title = "cover"
+    title = gettext_lazy("cover")
     parameter_name = "cover"
 
     def lookups(self, request, model_admin):
-        return [("yes", "With a cover"), ("no", "Without a cover")]
+        return [("yes", gettext("With a cover")), ("no", gettext("Without a cover"))]
 
     def queryset(self, request, queryset):
         if self.value() == "yes":
@@ -191,13 +192,13 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
     list_filter = [HasCoverFilter]
     # Searching goes through `get_search_results` (the folded search column).
     search_fields = ["title"]
-    search_help_text = "Title or authors; case and accents are ignored."
+    search_help_text = gettext_lazy("Title or authors; case and accents are ignored.")
     list_per_page = 100
     show_full_result_count = False
     fieldsets = [
         (None, {"fields": ["title", "authors", "year", "description"]}),
         (
-            "Cover",
+            gettext_lazy("Cover"),
             {
                 "fields": [
                     "cover_preview",
@@ -268,14 +269,14 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
         for publication in queryset:
             publication_delete(publication=publication)
 
-    @admin.display(description="Cover")
+    @admin.display(description=gettext_lazy("Cover"))
     def cover(self, publication):
         """The cover's thumbnail."""
         if not publication.has_cover:
             return no_thumbnail()
         return thumbnail_img(publication.get_cover_thumbnail_url())
 
-    @admin.display(description="Cover")
+    @admin.display(description=gettext_lazy("Cover"))
     def cover_preview(self, publication):
         """The stored cover's thumbnail, opening the cover itself."""
         if not publication.pk or not publication.has_cover:
@@ -286,12 +287,12 @@ class PublicationAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.ModelAdmin
             thumbnail_img(publication.get_cover_thumbnail_url(), PREVIEW_SIDE),
         )
 
-    @admin.display(description="Cover size")
+    @admin.display(description=gettext_lazy("Cover size"))
     def cover_file_size(self, publication):
         """The stored cover's size, human-readable."""
         return filesizeformat(publication.cover_size) if publication.has_cover else "-"
 
-    @admin.display(description="Linked fruits", ordering="fruit_count")
+    @admin.display(description=gettext_lazy("Linked fruits"), ordering="fruit_count")
     def fruit_count(self, publication):
         """How many fruits the publication links (from the annotation)."""
         return getattr(publication, "fruit_count", None)
@@ -329,7 +330,9 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
     list_display_links = ["publication", "fruit"]
     list_select_related = ["publication", "fruit"]
     search_fields = ["fruit__name"]
-    search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
+    search_help_text = gettext_lazy(
+        "Publication title or authors, fruit name or synonym; accents are ignored."
+    )
     autocomplete_fields = ["publication", "fruit"]
     list_per_page = 100
     show_full_result_count = False
@@ -387,12 +390,12 @@ class PublicationFruitAdmin(BlobSafeDeletionMixin, AdminAssetsMixin, admin.Model
             context["subtitle"] = f"{obj.publication} \N{EN DASH} {obj.fruit}"
         return super().render_change_form(request, context, add, change, form_url, obj)
 
-    @admin.display(description="PDF")
+    @admin.display(description=gettext_lazy("PDF"))
     def description(self, link):
         """The stored PDF, to download."""
         return pdf_link(link)
 
-    @admin.display(description="Images", ordering="image_count")
+    @admin.display(description=gettext_lazy("Images"), ordering="image_count")
     def image_count(self, link):
         """How many images of the fruit the publication holds (from the annotation)."""
         return getattr(link, "image_count", None)
@@ -422,7 +425,9 @@ class PublicationFruitImageAdmin(
     list_display_links = ["preview"]
     list_filter = [MissingDetailsFilter, "license", "role", ThumbnailListFilter, "content_type"]
     search_fields = ["link__fruit__name"]
-    search_help_text = "Publication title or authors, fruit name or synonym; accents are ignored."
+    search_help_text = gettext_lazy(
+        "Publication title or authors, fruit name or synonym; accents are ignored."
+    )
     list_per_page = 100
     show_full_result_count = False
     fields = ["link_page", "upload", *IMAGE_RIGHTS_FIELDS, *IMAGE_DETAIL_FIELDS]
@@ -450,19 +455,19 @@ class PublicationFruitImageAdmin(
         """Match the publication's or the fruit's folded search column."""
         return search_links(queryset, search_term, prefix="link__"), False
 
-    @admin.display(description="Publication", ordering="link__publication__title")
+    @admin.display(description=gettext_lazy("Publication"), ordering="link__publication__title")
     def publication(self, image):
         """The publication, linked to its change page."""
         url = reverse("admin:publications_publication_change", args=[image.link.publication_id])
         return format_html('<a href="{}">{}</a>', url, image.link.publication)
 
-    @admin.display(description="Fruit", ordering="link__fruit__name")
+    @admin.display(description=pgettext_lazy("variety", "Fruit"), ordering="link__fruit__name")
     def fruit(self, image):
         """The fruit, linked to its change page."""
         url = reverse("admin:catalog_fruit_change", args=[image.link.fruit_id])
         return format_html('<a href="{}">{}</a>', url, image.link.fruit)
 
-    @admin.display(description="Publication and fruit")
+    @admin.display(description=gettext_lazy("Publication and fruit"))
     def link_page(self, image):
         """The link the image belongs to, where its sibling images are managed."""
         url = reverse("admin:publications_publicationfruit_change", args=[image.link_id])

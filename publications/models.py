@@ -6,7 +6,8 @@ from django.db import models
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from blobs import imaging
 from blobs.content_types import JPEG, PDF
@@ -57,7 +58,13 @@ class Publication(StoredBytesModel):
         null=True,
         blank=True,
         validators=[MinValueValidator(YEAR_MIN), MaxValueValidator(YEAR_MAX)],
-        help_text=f"Year of publication, {YEAR_MIN} to {YEAR_MAX}; empty when unknown.",
+        help_text=lazy(
+            lambda: (
+                gettext("Year of publication, %(min)s to %(max)s; empty when unknown.")
+                % {"min": YEAR_MIN, "max": YEAR_MAX}
+            ),
+            str,
+        )(),
     )
     description = models.TextField(blank=True, default="")
     cover_data = models.BinaryField(null=True, blank=True)
@@ -267,19 +274,28 @@ class PublicationFruit(StoredBytesModel):
     description_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
     # The citation: where and under which name the publication describes the fruit.
     pages = models.CharField(
-        max_length=CITATION_PLACE_MAX, blank=True, default="", help_text='E.g. "112-114".'
+        max_length=CITATION_PLACE_MAX,
+        blank=True,
+        default="",
+        help_text=gettext_lazy('E.g. "112-114".'),
     )
     plate = models.CharField(
-        max_length=CITATION_PLACE_MAX, blank=True, default="", help_text="Plate (Tafel) number."
+        max_length=CITATION_PLACE_MAX,
+        blank=True,
+        default="",
+        help_text=gettext_lazy("Plate (Tafel) number."),
     )
     name_in_source = models.CharField(
         max_length=NAME_IN_SOURCE_MAX,
         blank=True,
         default="",
-        help_text="The name under which the publication describes the fruit, if another.",
+        help_text=gettext_lazy(
+            "The name under which the publication describes the fruit, if another."
+        ),
     )
     is_first_description = models.BooleanField(
-        default=False, help_text="This publication is the variety's first description."
+        default=False,
+        help_text=gettext_lazy("This publication is the variety's first description."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)  # what the exports' Last-Modified follows
@@ -289,8 +305,8 @@ class PublicationFruit(StoredBytesModel):
     objects = PublicationFruitQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "publication fruit"
-        verbose_name_plural = "publication fruits"
+        verbose_name = gettext_lazy("publication fruit")
+        verbose_name_plural = gettext_lazy("publication fruits")
         constraints = [
             models.UniqueConstraint(
                 fields=["publication", "fruit"], name="publicationfruit_unique_fruit"
@@ -375,8 +391,8 @@ class PublicationFruitImage(ThumbnailedImage):
 
     class Meta:
         ordering = ["pk"]
-        verbose_name = "publication fruit image"
-        verbose_name_plural = "publication fruit images"
+        verbose_name = gettext_lazy("publication fruit image")
+        verbose_name_plural = gettext_lazy("publication fruit images")
         indexes = [
             # Refusing the same bytes twice for one fruit of a publication is one probe.
             models.Index(fields=["link", "sha256"], name="publications_image_sha256_idx"),

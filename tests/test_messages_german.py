@@ -5,6 +5,8 @@ names and values stay as they are in both languages.
 """
 
 import io
+import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -13,6 +15,7 @@ from django.urls import reverse
 from catalog.models import Fruit, ImportBatch
 from catalog.services import fruit_delete
 from changes.feed import encode_cursor
+from history.versions import fruit_versions
 
 pytestmark = pytest.mark.django_db
 
@@ -202,3 +205,95 @@ def test_the_admins_deleted_fruits_page_is_german_with_the_language_cookie(curat
     assert "Gelöschte Sorten wiederherstellen" in german
     assert "Recover deleted fruits" not in german
     assert "Wiederherstellen…" in german
+    assert '<th scope="col">Sorte</th>' in german and "Frucht" not in german
+    assert "1 gelöschte Sorte" in german
+
+
+@pytest.fixture
+def german_desk(curator):
+    """A curator's browser on the admin with the language cookie set to German."""
+    curator.is_staff = True
+    curator.save()
+    desk = Client()
+    desk.force_login(curator)
+    desk.cookies["django_language"] = "de"
+    return desk
+
+
+def page_text(response) -> str:
+    """The page's text, tags dropped, spaces collapsed."""
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", response.content.decode())))
+
+
+def a_renamed_fruit(curator_client) -> int:
+    body = {"name": "Boskop", "type": "apple", "names": [{"name": "Renette de Montfort"}]}
+    pk = curator_client.post(FRUITS, body, format="json").json()["id"]
+    curator_client.patch(f"{FRUITS}/{pk}", {"name": "Boskoop", "names": []}, format="json")
+    return pk
+
+
+def test_the_admins_history_of_a_fruit_is_german_with_the_language_cookie(
+    german_desk, curator_client
+):
+    pk = a_renamed_fruit(curator_client)
+
+    german = page_text(german_desk.get(reverse("admin:catalog_fruit_history", args=[pk])))
+
+    assert "Feld Vorher Nachher" in german
+    assert "Von curator, über die API." in german
+    assert "Auf diese Version zurücksetzen…" in german
+    assert "2 Versionen" in german
+    for english in ("Field", "Before", "Revert to this version", "through", "versions"):
+        assert english not in german
+
+
+def test_the_admins_revert_preview_and_its_notice_are_german_with_the_language_cookie(
+    german_desk, curator_client
+):
+    pk = a_renamed_fruit(curator_client)
+    created = fruit_versions(pk)[0]
+    url = reverse("admin:catalog_fruit_revert", args=[pk, created.id])
+
+    page = german_desk.get(url)
+    german = page_text(page)
+    reverted = german_desk.post(url, follow=True)
+
+    assert "Feld Jetzt Nach dem Zurücksetzen" in german
+    assert "Was sich ändern würde" in german
+    assert "Hinzugefügt: Renette de Montfort" in german
+    assert 'value="Auf diese Version zurücksetzen"' in page.content.decode()
+    for english in ("What would change", "After the revert", "Revert to this version", "Added:"):
+        assert english not in page.content.decode()
+    notices = [str(message) for message in reverted.context["messages"]]
+    assert notices == ["„1 Boskop“ wurde auf die gewählte Version zurückgesetzt."]
+
+
+def test_the_admins_recovery_notice_is_german_with_the_language_cookie(german_desk, fruit_factory):
+    fruit = fruit_factory(name="Topaz", catalog_number=42)
+    pk = fruit.pk
+    fruit_delete(fruit=fruit)
+
+    response = german_desk.post(reverse("admin:catalog_fruit_recover", args=[pk]), follow=True)
+
+    notices = [str(message) for message in response.context["messages"]]
+    assert notices == ["„42 Topaz“ wurde wiederhergestellt."]
+
+
+def test_the_admins_imports_and_an_undos_preview_are_german_with_the_language_cookie(
+    german_desk, curator_client
+):
+    body = "catalog_number,name,type\n7,Topaz,apple\n"
+    response = curator_client.post("/api/v1/imports/fruits", body, content_type="text/csv")
+    assert response.status_code == 200, response.content
+    batch = ImportBatch.objects.get()
+
+    listed = page_text(german_desk.get(reverse("admin:catalog_importbatch_changelist")))
+    page = german_desk.get(reverse("admin:catalog_importbatch_undo", args=[batch.pk]))
+    preview = page_text(page)
+
+    assert "Importe" in listed and "Neue Sorten" in listed and "Rückgängig machen…" in listed
+    assert "New fruits" not in listed and "Undo…" not in listed
+    assert "Erstellte Sorten: gelöscht (1)" in preview
+    assert 'value="Diesen Import rückgängig machen"' in page.content.decode()
+    for english in ("Fruits it created", "Undo this import", "Back to the imports"):
+        assert english not in page.content.decode()

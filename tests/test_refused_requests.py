@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
+from catalog.models import Fruit
+
 pytestmark = pytest.mark.django_db
 
 TOO_MANY = urlencode({f"p{number}": "1" for number in range(1001)})
@@ -102,10 +104,19 @@ def fruit(fruit_factory):
 
 
 @pytest.mark.parametrize(
-    "raw", [b'{"name": "Jona\\u0000gold"}', b'{"name": "\\ud800"}', b'{"\\udfff": "x"}']
+    ("raw", "error"),
+    [
+        # A field's string is that field's error; a key no database stores, the body's.
+        (b'{"name": "Jona\\u0000gold"}', "name"),
+        (b'{"name": "\\ud800"}', "name"),
+        (b'{"names": [{"name": "\\udfff"}]}', "names"),
+        (b'{"\\udfff": "x"}', "detail"),
+    ],
 )
-def test_json_strings_no_database_stores_are_a_400(curator_client, raw):
+def test_json_strings_no_database_stores_are_a_400(curator_client, raw, error):
     response = curator_client.post("/api/v1/fruits", raw, content_type="application/json")
 
     assert response.status_code == 400
-    assert response.json()["detail"].startswith("JSON parse error")
+    assert list(response.json()) == [error]
+    assert "null character or a lone surrogate" in str(response.json()[error])
+    assert not Fruit.objects.exists()

@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext as _
 from rest_framework import parsers
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 
 
 class SafeJSONParser(parsers.JSONParser):
@@ -15,6 +15,11 @@ class SafeJSONParser(parsers.JSONParser):
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError(_("JSON parse error - nesting too deep.")) from None
+        if isinstance(data, dict):  # a field's bad string is that field's error
+            for key, value in data.items():
+                if storable(key) and not all(map(storable, strings_in(value))):
+                    message = _("A string holds a null character or a lone surrogate.")
+                    raise ValidationError({key: [message]})
         if not all(map(storable, strings_in(data))):
             raise ParseError(
                 _("JSON parse error - a string holds a null character or a lone surrogate.")

@@ -9,56 +9,29 @@ download, publications with their links, covers and PDFs.
 
 import importlib
 import io
-import os
 import pkgutil
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.test import Client as DjangoClient
 
+from core.testing.generated import generated_client
 from core.testing.media import make_object_png, make_pdf_bytes
 
 pytestmark = pytest.mark.slow
 
-GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 PACKAGE = "fruitcatalog_client"
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory, django_db_blocker):
     """The generated package, importable, and what the generator printed."""
-    if not GENERATOR.exists():
-        pytest.fail("openapi-python-client is missing: `make test` installs requirements-dev.txt")
     folder = tmp_path_factory.mktemp("generated")
     with django_db_blocker.unblock():
         response = DjangoClient().get("/api/v1/schema", HTTP_ACCEPT="application/vnd.oai.openapi")
     assert response.status_code == 200
     (folder / "schema.yaml").write_bytes(response.content)
-    # The generator formats its output with ruff, which sits beside it in the virtualenv.
-    env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run(
-        [
-            str(GENERATOR),
-            "generate",
-            *("--path", str(folder / "schema.yaml")),
-            *("--meta", "none"),
-            *("--output-path", str(folder / PACKAGE)),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    sys.path.insert(0, str(folder))
-    yield done
-    sys.path.remove(str(folder))
-    for name in [name for name in sys.modules if name.partition(".")[0] == PACKAGE]:
-        del sys.modules[name]
-    shutil.rmtree(folder, ignore_errors=True)
+    with generated_client(folder / "schema.yaml", folder, PACKAGE) as done:
+        yield done
 
 
 def test_the_generator_drops_nothing_and_every_module_imports(generated):

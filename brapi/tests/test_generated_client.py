@@ -8,10 +8,6 @@ database connection.
 """
 
 import importlib
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -20,9 +16,10 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 
+from core.testing.generated import generated_client
+
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
-GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 DOCUMENT = Path(__file__).parent / "spec" / "brapi-v2.1.json"
 PACKAGE = "brapi_client"
 BASE_URL = "http://testserver/brapi/v2"
@@ -30,31 +27,9 @@ BASE_URL = "http://testserver/brapi/v2"
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    if not GENERATOR.exists():
-        pytest.fail("openapi-python-client is missing: `make test` installs requirements-dev.txt")
     folder = tmp_path_factory.mktemp("brapi-generated")
-    # The generator formats its output with ruff, which sits beside it in the virtualenv.
-    env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run(
-        [
-            str(GENERATOR),
-            "generate",
-            *("--path", str(DOCUMENT)),
-            *("--meta", "none"),
-            *("--output-path", str(folder / PACKAGE)),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    sys.path.insert(0, str(folder))
-    yield done
-    sys.path.remove(str(folder))
-    for name in [name for name in sys.modules if name.partition(".")[0] == PACKAGE]:
-        del sys.modules[name]
-    shutil.rmtree(folder, ignore_errors=True)
+    with generated_client(DOCUMENT, folder, PACKAGE) as done:
+        yield done
 
 
 def call(name: str):
